@@ -1,0 +1,4 @@
+// streamscan/cpu.hpp - everything of the CPU back end (plain C++17).
+#pragma once
+
+#include "cpu/scan.hpp"

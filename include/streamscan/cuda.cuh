@@ -1,0 +1,4 @@
+// streamscan/cuda.cuh - everything of the CUDA back end (compile with nvcc).
+#pragma once
+
+#include "cuda/device/device_scan.cuh"

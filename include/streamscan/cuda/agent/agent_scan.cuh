@@ -1,0 +1,99 @@
+// streamscan/cuda/agent/agent_scan.cuh - what one block does to one tile.
+//
+// reduce_tile: load -> blocked rows -> row reduce -> block reduce.
+// scan_tile:   load -> blocked rows -> row reduce -> block scan of row totals
+//              -> rescan rows seeded with (carry, rows before) -> store.
+// The carry (everything before the tile) is optional: no identity element is
+// assumed for op.
+#pragma once
+
+#include <cstdint>
+
+#include "../block/block_exchange.cuh"
+#include "../block/block_reduce.cuh"
+#include "../block/block_scan.cuh"
+#include "../thread/thread_scan.cuh"
+
+namespace streamscan::cuda::detail {
+
+enum class scan_mode : int { inclusive, exclusive };
+
+// A value that may be absent (the "no prefix yet" of the first partition).
+template <class A>
+struct maybe {
+  A value;
+  bool present;
+};
+
+template <class Policy, class A, class Op>
+class agent_scan {
+  static constexpr int threads = Policy::threads;
+  static constexpr int ipt = Policy::items_per_thread;
+  using exchange_t = block_exchange<A, threads, ipt>;
+  using block_scan_t = block_scan<A, threads, Policy::block_algorithm>;
+  using block_reduce_t = block_reduce<A, threads>;
+
+ public:
+  static constexpr int tile_items = Policy::tile_items;
+
+  union temp_storage {
+    typename exchange_t::temp_storage exchange;
+    typename block_scan_t::temp_storage scan;
+    typename block_reduce_t::temp_storage reduce;
+  };
+
+  __device__ agent_scan(temp_storage& storage, Op& op) : s_(storage), op_(op) {}
+
+  // Reduction of tile elements [0, valid) of `in`; valid in thread 0. A partial
+  // tile (valid < tile_items) also folds in filler values: only the last tile
+  // of the input is partial, and its total is never needed.
+  template <class InIt>
+  __device__ A reduce_tile(InIt in, int valid) {
+    A items[ipt];
+    exchange_t::load_striped(in, valid, items);
+    exchange_t(s_.exchange).striped_to_blocked(items);
+    const A row_total = thread_reduce(items, op_);
+    __syncthreads();  // exchange buffer -> reduce buffer
+    const A total = block_reduce_t(s_.reduce).reduce(row_total, op_);
+    __syncthreads();  // before the next tile reuses the storage
+    return total;
+  }
+
+  // Scans tile elements [0, valid) of `in` into `out`, preceded by `carry`.
+  // Returns carry (+) tile total (in every thread): the next tile's carry.
+  // Exclusive mode without a carry leaves out[0] unwritten.
+  template <class InIt, class OutIt>
+  __device__ A scan_tile(InIt in, OutIt out, int valid, maybe<A> carry, scan_mode mode) {
+    const int tid = static_cast<int>(threadIdx.x);
+    A items[ipt];
+    exchange_t::load_striped(in, valid, items);
+    exchange_t exchange(s_.exchange);
+    exchange.striped_to_blocked(items);
+    const A row_total = thread_reduce(items, op_);
+    __syncthreads();  // exchange buffer -> scan buffer
+
+    A row_incl, row_excl, tile_total;
+    block_scan_t(s_.scan).scan(row_total, op_, row_incl, row_excl, tile_total);
+    // The prefix of this thread's row: carry (+) rows before it, either part absent.
+    maybe<A> prefix{row_excl, tid > 0};
+    if (carry.present) prefix = {tid > 0 ? op_(carry.value, row_excl) : carry.value, true};
+    if (mode == scan_mode::exclusive) {
+      thread_exclusive_scan(items, op_, prefix.value, prefix.present);
+    } else {
+      thread_inclusive_scan(items, op_, prefix.value, prefix.present);
+    }
+    __syncthreads();  // scan buffer -> exchange buffer
+
+    exchange.blocked_to_striped(items);
+    const int first = (mode == scan_mode::exclusive && !carry.present) ? 1 : 0;
+    exchange_t::store_striped(out, first, valid, items);
+    __syncthreads();  // before the next tile reuses the storage
+    return carry.present ? op_(carry.value, tile_total) : tile_total;
+  }
+
+ private:
+  temp_storage& s_;
+  Op& op_;
+};
+
+}  // namespace streamscan::cuda::detail

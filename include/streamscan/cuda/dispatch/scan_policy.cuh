@@ -1,0 +1,40 @@
+// streamscan/cuda/dispatch/scan_policy.cuh - tuning parameters of the scans.
+//
+// One constexpr source, read by the host (grid size, temp storage) and by the
+// kernels (compile-time shapes).
+#pragma once
+
+#include <cstddef>
+
+#include "../block/block_scan.cuh"
+
+namespace streamscan::cuda {
+
+struct scan_policy {
+  int threads;                           // threads per block
+  int items_per_thread;                  // tile = threads * items_per_thread
+  block_scan_algorithm block_algorithm;  // how a tile's thread totals are scanned
+  int partitions_per_sm;                 // reduce_then_scan / scan_then_add: partitions = SMs * this
+};
+
+// Defaults for the multi-pass strategies, not yet tuned per GPU: 256 threads,
+// about 64 bytes of values per thread in registers (16 x int32, 8 x int64,
+// 4 x 16-byte structs), which keeps a tile's exchange buffer at 16 KiB, and
+// 8 partitions per SM so that the partition count (~1k) stays one block's work
+// for the middle pass while every SM has several blocks to switch between.
+constexpr scan_policy select_scan_policy(std::size_t value_bytes) {
+  int items = value_bytes >= 64 ? 1 : static_cast<int>(64 / value_bytes);
+  if (items > 16) items = 16;
+  return scan_policy{256, items, block_scan_algorithm::kogge_stone, 8};
+}
+
+template <class A>
+struct scan_policy_for {
+  static constexpr scan_policy value = select_scan_policy(sizeof(A));
+  static constexpr int threads = value.threads;
+  static constexpr int items_per_thread = value.items_per_thread;
+  static constexpr int tile_items = threads * items_per_thread;
+  static constexpr block_scan_algorithm block_algorithm = value.block_algorithm;
+};
+
+}  // namespace streamscan::cuda

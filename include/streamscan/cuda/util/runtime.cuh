@@ -1,0 +1,100 @@
+// streamscan/cuda/util/runtime.cuh - host-side CUDA helpers: error mapping,
+// device facts, pointer checks and the one checked launch path every
+// dispatcher uses.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "../../status.hpp"
+
+namespace streamscan::cuda {
+
+namespace testing {
+// Test hook: the next checked launch fails with this error instead of
+// launching (then the hook resets). Lets tests exercise the CUDA-failure path
+// without putting the context into a sticky error state.
+inline cudaError_t& injected_launch_error() {
+  static cudaError_t error = cudaSuccess;
+  return error;
+}
+}  // namespace testing
+
+namespace detail {
+
+inline status cuda_status(const char* fn, const char* what, cudaError_t e) {
+  return status(errc::cuda_error,
+                std::string(fn) + ": " + what + " failed: " + cudaGetErrorName(e) + " (" +
+                    cudaGetErrorString(e) + ")",
+                static_cast<int>(e));
+}
+
+struct device_facts {
+  int device = 0;
+  int sm_count = 0;
+  bool pageable_access = false;  // the GPU can dereference plain host memory (HMM/ATS)
+};
+
+inline status current_device_facts(const char* fn, device_facts& facts) {
+  cudaError_t e = cudaGetDevice(&facts.device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&facts.sm_count, cudaDevAttrMultiProcessorCount, facts.device);
+  int pageable = 0;
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, facts.device);
+  facts.pageable_access = pageable != 0;
+  if (e != cudaSuccess) {
+    cudaGetLastError();  // not sticky; do not leave it for the caller's next check
+    return cuda_status(fn, "querying the current device", e);
+  }
+  return status::ok();
+}
+
+// A raw pointer argument must be memory the GPU can reach: device, managed,
+// mapped pinned host memory, or any host memory on systems with pageable
+// memory access. Fancy iterators are not checked.
+template <class It>
+status check_device_accessible(const char* fn, const char* arg, const It& it, const device_facts& facts) {
+  if constexpr (!std::is_pointer_v<It>) {
+    (void)fn, (void)arg, (void)it, (void)facts;
+    return status::ok();
+  } else {
+    if (facts.pageable_access) return status::ok();
+    cudaPointerAttributes attr{};
+    const cudaError_t e = cudaPointerGetAttributes(&attr, static_cast<const void*>(it));
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      return cuda_status(fn, (std::string("cudaPointerGetAttributes on argument '") + arg + "'").c_str(), e);
+    }
+    if (attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged) return status::ok();
+    if (attr.type == cudaMemoryTypeHost && attr.devicePointer != nullptr) return status::ok();
+    return status(errc::inaccessible_pointer,
+                  std::string(fn) + ": argument '" + arg +
+                      "' points to host memory the GPU cannot access (pass device, managed or "
+                      "mapped pinned memory)");
+  }
+}
+
+// Launches kernel<<<grid, block, 0, stream>>>(args...) and reports a failed
+// launch as a status naming the kernel.
+template <class... Params, class... Args>
+status launch(const char* fn, const char* kernel_name, void (*kernel)(Params...), std::int64_t grid,
+              int block, cudaStream_t stream, Args&&... args) {
+  cudaError_t& injected = testing::injected_launch_error();
+  if (injected != cudaSuccess) {
+    const cudaError_t e = injected;
+    injected = cudaSuccess;
+    return cuda_status(fn, (std::string("launching ") + kernel_name).c_str(), e);
+  }
+  if (grid <= 0) return status::ok();
+  if (grid > 0x7fffffff)
+    return status(errc::invalid_argument, std::string(fn) + ": input too large for one grid of " + kernel_name);
+  kernel<<<static_cast<unsigned>(grid), static_cast<unsigned>(block), 0, stream>>>(std::forward<Args>(args)...);
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return cuda_status(fn, (std::string("launching ") + kernel_name).c_str(), e);
+  return status::ok();
+}
+
+}  // namespace detail
+}  // namespace streamscan::cuda

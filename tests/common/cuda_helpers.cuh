@@ -1,0 +1,64 @@
+// Small CUDA helpers for tests: checked calls, RAII device buffers, GPU detection.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace streamscan_test {
+
+inline void cuda_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+#define STREAMSCAN_TEST_CUDA(call) ::streamscan_test::cuda_check((call), #call)
+
+inline bool gpu_present() {
+  static const bool present = [] {
+    int count = 0;
+    const bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+    cudaGetLastError();
+    return ok;
+  }();
+  return present;
+}
+
+template <class T>
+class device_buffer {
+ public:
+  explicit device_buffer(std::size_t n) : n_(n) {
+    if (n > 0) STREAMSCAN_TEST_CUDA(cudaMalloc(&p_, n * sizeof(T)));
+  }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  ~device_buffer() {
+    if (p_) cudaFree(p_);
+  }
+  T* get() const { return p_; }
+  std::size_t size() const { return n_; }
+  void upload(const std::vector<T>& v) {
+    if (!v.empty()) STREAMSCAN_TEST_CUDA(cudaMemcpy(p_, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  void download(std::vector<T>& v) const {
+    v.resize(n_);
+    if (n_ > 0) STREAMSCAN_TEST_CUDA(cudaMemcpy(v.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_;
+};
+
+// A non-default stream shared by the tests: the library must honour it.
+inline cudaStream_t test_stream() {
+  static cudaStream_t stream = [] {
+    cudaStream_t s = nullptr;
+    STREAMSCAN_TEST_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    return s;
+  }();
+  return stream;
+}
+
+}  // namespace streamscan_test

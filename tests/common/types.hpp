@@ -1,0 +1,55 @@
+// Value types and operators the tests scan with. Host and device callable.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <ostream>
+
+#include <streamscan/config.hpp>
+#include <streamscan/operators.hpp>
+
+namespace streamscan_test {
+
+// A 16-byte struct with a commutative, element-wise operator.
+struct vec4i {
+  std::int32_t x, y, z, w;
+  friend bool operator==(const vec4i& a, const vec4i& b) {
+    return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w;
+  }
+  friend std::ostream& operator<<(std::ostream& os, const vec4i& v) {
+    return os << '(' << v.x << ',' << v.y << ',' << v.z << ',' << v.w << ')';
+  }
+};
+struct vec4i_plus {
+  STREAMSCAN_HOST_DEVICE vec4i operator()(const vec4i& a, const vec4i& b) const {
+    return {a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w};
+  }
+};
+
+// A 16-byte struct with a non-commutative operator: 2x2 matrix product modulo
+// 2^32. Any order mistake (op(b, a) for op(a, b)) changes the result.
+struct mat2u {
+  std::uint32_t a, b, c, d;
+  friend bool operator==(const mat2u& p, const mat2u& q) {
+    return p.a == q.a && p.b == q.b && p.c == q.c && p.d == q.d;
+  }
+  friend std::ostream& operator<<(std::ostream& os, const mat2u& m) {
+    return os << '[' << m.a << ',' << m.b << ';' << m.c << ',' << m.d << ']';
+  }
+};
+struct mat2u_product {
+  STREAMSCAN_HOST_DEVICE mat2u operator()(const mat2u& p, const mat2u& q) const {
+    return {p.a * q.a + p.b * q.c, p.a * q.b + p.b * q.d, p.c * q.a + p.d * q.c, p.c * q.b + p.d * q.d};
+  }
+};
+
+// Non-commutative on a scalar: "take the right one" (op(a, b) = b) is associative;
+// an inclusive scan with it copies the input, an exclusive scan shifts it by one.
+struct take_right {
+  template <class T>
+  STREAMSCAN_HOST_DEVICE T operator()(const T&, const T& b) const {
+    return b;
+  }
+};
+
+}  // namespace streamscan_test

@@ -1,0 +1,75 @@
+// Test adapter of the CPU back end (see scan_test_body.hpp).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include <streamscan/cpu.hpp>
+
+#include "common/wrapped_iterator.hpp"
+#include "scan_test_body.hpp"
+
+namespace streamscan_test {
+
+struct cpu_backend {
+  static constexpr const char* name = "cpu";
+  static constexpr std::int64_t many_tiles = 7;
+  static constexpr std::int64_t large_size = 2'000'000;
+
+  static bool available() { return true; }
+  static std::vector<streamscan::scan_strategy> strategies() {
+    return {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add};
+  }
+  template <class A>
+  static std::int64_t tile_items() {
+    return streamscan::cpu::default_scan_policy.chunk_items;
+  }
+
+  template <class In, class Out, class Op>
+  static void run(const run_request& req, const std::vector<In>& in, std::vector<Out>& out, Op op, Out init) {
+    const auto n = static_cast<std::int64_t>(in.size());
+    if (req.in_place) {
+      if constexpr (std::is_same_v<In, Out>) {
+        out = in;
+        call(req, out.data(), out.data(), n, op, init);
+      }
+    } else if (req.wrapped_input) {
+      call(req, wrapped_iterator<const In>(in.data()), out.data(), n, op, init);
+    } else {
+      call(req, in.data(), out.data(), n, op, init);
+    }
+  }
+
+ private:
+  template <class InIt, class Out, class Op>
+  static void call(const run_request& req, InIt in, Out* out, std::int64_t n, Op op, Out init) {
+    namespace ss = streamscan;
+    const ss::scan_options opt{req.strategy};
+    if (!req.two_phase) {
+      switch (req.kind) {
+        case scan_kind::inclusive: ss::cpu::inclusive_scan(in, out, n, op, opt); break;
+        case scan_kind::inclusive_init: ss::cpu::inclusive_scan_init(in, out, n, op, init, opt); break;
+        case scan_kind::exclusive: ss::cpu::exclusive_scan(in, out, n, init, op, opt); break;
+      }
+      return;
+    }
+    auto invoke = [&](void* temp, std::size_t& bytes) {
+      switch (req.kind) {
+        case scan_kind::inclusive: return ss::cpu::inclusive_scan(temp, bytes, in, out, n, op, opt);
+        case scan_kind::inclusive_init: return ss::cpu::inclusive_scan_init(temp, bytes, in, out, n, op, init, opt);
+        default: return ss::cpu::exclusive_scan(temp, bytes, in, out, n, init, op, opt);
+      }
+    };
+    std::size_t bytes = 0;
+    const ss::status query = invoke(nullptr, bytes);
+    ASSERT_TRUE(query.is_ok()) << query.message();
+    ASSERT_GT(bytes, 0u);
+    std::vector<unsigned char> temp(bytes);
+    const ss::status s = invoke(temp.data(), bytes);
+    ASSERT_TRUE(s.is_ok()) << s.message();
+  }
+};
+
+}  // namespace streamscan_test

@@ -1,0 +1,88 @@
+// Test adapter of the CUDA back end (see scan_test_body.hpp).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include <streamscan/cuda.cuh>
+
+#include "common/cuda_helpers.cuh"
+#include "common/wrapped_iterator.hpp"
+#include "scan_test_body.hpp"
+
+namespace streamscan_test {
+
+struct cuda_backend {
+  static constexpr const char* name = "cuda";
+  static constexpr std::int64_t many_tiles = 37;
+  // Past 1056 tiles (132 SMs x 8 partitions) partitions hold several tiles.
+  static constexpr std::int64_t large_size = std::int64_t{1} << 24;
+
+  static bool available() { return gpu_present(); }
+  static std::vector<streamscan::scan_strategy> strategies() {
+    return {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add};
+  }
+  template <class A>
+  static std::int64_t tile_items() {
+    return streamscan::cuda::scan_tile_items<A>();
+  }
+
+  template <class In, class Out, class Op>
+  static void run(const run_request& req, const std::vector<In>& in, std::vector<Out>& out, Op op, Out init) {
+    const auto n = static_cast<std::int64_t>(in.size());
+    device_buffer<Out> d_out(out.size());
+    d_out.upload(out);  // poisoned
+    if (req.in_place) {
+      if constexpr (std::is_same_v<In, Out>) {
+        d_out.upload(in);
+        call(req, d_out.get(), d_out.get(), n, op, init);
+      }
+    } else {
+      device_buffer<In> d_in(in.size());
+      d_in.upload(in);
+      if (req.wrapped_input) {
+        call(req, wrapped_iterator<const In>(d_in.get()), d_out.get(), n, op, init);
+      } else {
+        call(req, static_cast<const In*>(d_in.get()), d_out.get(), n, op, init);
+      }
+    }
+    d_out.download(out);
+  }
+
+ private:
+  template <class InIt, class Out, class Op>
+  static void call(const run_request& req, InIt in, Out* out, std::int64_t n, Op op, Out init) {
+    namespace ss = streamscan;
+    const ss::scan_options opt{req.strategy};
+    const cudaStream_t stream = test_stream();
+    if (!req.two_phase) {
+      switch (req.kind) {
+        case scan_kind::inclusive: ss::cuda::inclusive_scan(in, out, n, op, stream, opt); break;
+        case scan_kind::inclusive_init: ss::cuda::inclusive_scan_init(in, out, n, op, init, stream, opt); break;
+        case scan_kind::exclusive: ss::cuda::exclusive_scan(in, out, n, init, op, stream, opt); break;
+      }
+    } else {
+      auto invoke = [&](void* temp, std::size_t& bytes) {
+        switch (req.kind) {
+          case scan_kind::inclusive: return ss::cuda::inclusive_scan(temp, bytes, in, out, n, op, stream, opt);
+          case scan_kind::inclusive_init:
+            return ss::cuda::inclusive_scan_init(temp, bytes, in, out, n, op, init, stream, opt);
+          default: return ss::cuda::exclusive_scan(temp, bytes, in, out, n, init, op, stream, opt);
+        }
+      };
+      std::size_t bytes = 0;
+      const ss::status query = invoke(nullptr, bytes);
+      ASSERT_TRUE(query.is_ok()) << query.message();
+      ASSERT_GT(bytes, 0u);
+      device_buffer<unsigned char> temp(bytes);
+      const ss::status s = invoke(temp.get(), bytes);
+      ASSERT_TRUE(s.is_ok()) << s.message();
+    }
+    STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
+    STREAMSCAN_TEST_CUDA(cudaGetLastError());
+  }
+};
+
+}  // namespace streamscan_test
