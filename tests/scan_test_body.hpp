@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <sstream>
 #include <string>
@@ -70,7 +71,14 @@ std::vector<std::int64_t> test_sizes(std::mt19937_64& rng) {
   const std::int64_t t = Backend::template tile_items<A>();
   std::uniform_int_distribution<std::int64_t> some_tiles(2 * t, 64 * t);
   std::uniform_int_distribution<std::int64_t> large(Backend::large_size / 2, Backend::large_size);
-  return {0, 1, 31, 32, 33, t - 1, t, t + 1, Backend::many_tiles * t + 5, some_tiles(rng), large(rng)};
+  std::vector<std::int64_t> sizes = {0, 1, 31, 32, 33, t - 1, t, t + 1, Backend::many_tiles * t + 5,
+                                     some_tiles(rng), large(rng)};
+  // STREAMSCAN_TEST_MAX_N caps the sizes (for runs under compute-sanitizer).
+  if (const char* cap = std::getenv("STREAMSCAN_TEST_MAX_N")) {
+    const std::int64_t max_n = std::strtoll(cap, nullptr, 10);
+    sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [&](std::int64_t n) { return n > max_n; }), sizes.end());
+  }
+  return sizes;
 }
 
 template <class Backend, class Case>

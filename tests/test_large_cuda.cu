@@ -14,10 +14,7 @@
 #include "common/cuda_helpers.cuh"
 #include "common/random.hpp"
 
-namespace {
-namespace ss = streamscan;
-namespace st = streamscan_test;
-
+namespace streamscan_test {
 struct hashed_bytes {
   using iterator_category = std::random_access_iterator_tag;
   using value_type = std::uint8_t;
@@ -37,6 +34,12 @@ struct hashed_bytes {
   __host__ __device__ std::uint8_t operator*() const { return (*this)[0]; }
   __host__ __device__ hashed_bytes operator+(std::int64_t i) const { return {salt, offset + i}; }
 };
+}  // namespace streamscan_test
+
+namespace {
+namespace ss = streamscan;
+namespace st = streamscan_test;
+using st::hashed_bytes;
 
 TEST(large_cuda, past_two_to_the_31) {
   if (!st::gpu_present()) GTEST_SKIP() << "cuda back end unavailable: no GPU";
