@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <streamscan/cuda.cuh>
@@ -20,38 +21,41 @@ class errors_cuda : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!st::gpu_present()) GTEST_SKIP() << "cuda back end unavailable: no GPU";
-    std::vector<std::int32_t> ones(n, 1), sentinels(n, sentinel);
-    in.upload(ones);
-    out.upload(sentinels);
+    in_ = std::make_unique<st::device_buffer<std::int32_t>>(n);
+    out_ = std::make_unique<st::device_buffer<std::int32_t>>(n);
+    in_->upload(std::vector<std::int32_t>(n, 1));
+    out_->upload(std::vector<std::int32_t>(n, sentinel));
   }
   void expect_output_untouched() {
     STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
     std::vector<std::int32_t> host;
-    out.download(host);
+    out_->download(host);
     EXPECT_EQ(host, std::vector<std::int32_t>(n, sentinel));
   }
   std::size_t query() {
     std::size_t bytes = 0;
-    const ss::status s = ss::cuda::inclusive_scan(nullptr, bytes, cin(), out.get(), n);
+    const ss::status s = ss::cuda::inclusive_scan(nullptr, bytes, cin(), out(), n);
     EXPECT_TRUE(s.is_ok()) << s.message();
     return bytes;
   }
-  const std::int32_t* cin() const { return in.get(); }
-  st::device_buffer<std::int32_t> in{n}, out{n};
+  const std::int32_t* cin() const { return in_->get(); }
+  std::int32_t* out() const { return out_->get(); }
+  // Allocated in SetUp, after the GPU check, so that GPU-less runs skip cleanly.
+  std::unique_ptr<st::device_buffer<std::int32_t>> in_, out_;
 };
 
 TEST_F(errors_cuda, negative_size) {
   std::size_t bytes = 0;
-  const ss::status s = ss::cuda::inclusive_scan(nullptr, bytes, cin(), out.get(), -7);
+  const ss::status s = ss::cuda::inclusive_scan(nullptr, bytes, cin(), out(), -7);
   EXPECT_EQ(s.code(), ss::errc::invalid_argument);
   EXPECT_NE(s.message().find("'n'"), std::string::npos) << s.message();
-  EXPECT_THROW(ss::cuda::exclusive_scan(cin(), out.get(), -1, 0), ss::error);
+  EXPECT_THROW(ss::cuda::exclusive_scan(cin(), out(), -1, 0), ss::error);
   expect_output_untouched();
 }
 
 TEST_F(errors_cuda, null_pointers) {
   std::size_t bytes = 0;
-  const ss::status s1 = ss::cuda::inclusive_scan(nullptr, bytes, static_cast<const std::int32_t*>(nullptr), out.get(), n);
+  const ss::status s1 = ss::cuda::inclusive_scan(nullptr, bytes, static_cast<const std::int32_t*>(nullptr), out(), n);
   EXPECT_EQ(s1.code(), ss::errc::invalid_argument);
   EXPECT_NE(s1.message().find("'in'"), std::string::npos) << s1.message();
   const ss::status s2 = ss::cuda::inclusive_scan(nullptr, bytes, cin(), static_cast<std::int32_t*>(nullptr), n);
@@ -64,7 +68,7 @@ TEST_F(errors_cuda, temp_storage_too_small) {
   const std::size_t bytes = query();
   st::device_buffer<unsigned char> temp(bytes);
   std::size_t too_few = bytes - 1;
-  const ss::status s = ss::cuda::inclusive_scan(temp.get(), too_few, cin(), out.get(), n);
+  const ss::status s = ss::cuda::inclusive_scan(temp.get(), too_few, cin(), out(), n);
   EXPECT_EQ(s.code(), ss::errc::temp_storage_too_small);
   EXPECT_NE(s.message().find("'temp_bytes'"), std::string::npos) << s.message();
   expect_output_untouched();
@@ -80,14 +84,14 @@ TEST_F(errors_cuda, host_pointers_rejected) {
   std::vector<std::int32_t> host_in(n, 1), host_out(n, sentinel);
   std::size_t b = bytes;
   const ss::status s1 = ss::cuda::inclusive_scan(temp.get(), b, static_cast<const std::int32_t*>(host_in.data()),
-                                                 out.get(), n);
+                                                 out(), n);
   EXPECT_EQ(s1.code(), ss::errc::inaccessible_pointer);
   EXPECT_NE(s1.message().find("'in'"), std::string::npos) << s1.message();
   const ss::status s2 = ss::cuda::inclusive_scan(temp.get(), b, cin(), host_out.data(), n);
   EXPECT_EQ(s2.code(), ss::errc::inaccessible_pointer);
   EXPECT_NE(s2.message().find("'out'"), std::string::npos) << s2.message();
   std::vector<unsigned char> host_temp(bytes);
-  const ss::status s3 = ss::cuda::inclusive_scan(host_temp.data(), b, cin(), out.get(), n);
+  const ss::status s3 = ss::cuda::inclusive_scan(host_temp.data(), b, cin(), out(), n);
   EXPECT_EQ(s3.code(), ss::errc::inaccessible_pointer);
   EXPECT_NE(s3.message().find("'temp'"), std::string::npos) << s3.message();
   EXPECT_EQ(host_out, std::vector<std::int32_t>(n, sentinel));
@@ -99,13 +103,13 @@ TEST_F(errors_cuda, cuda_failure_is_reported) {
   st::device_buffer<unsigned char> temp(bytes);
   std::size_t b = bytes;
   ss::cuda::testing::injected_launch_error() = cudaErrorLaunchOutOfResources;
-  const ss::status s = ss::cuda::inclusive_scan(temp.get(), b, cin(), out.get(), n);
+  const ss::status s = ss::cuda::inclusive_scan(temp.get(), b, cin(), out(), n);
   EXPECT_EQ(s.code(), ss::errc::cuda_error);
   EXPECT_EQ(s.cuda_code(), static_cast<int>(cudaErrorLaunchOutOfResources));
   EXPECT_NE(s.message().find("cudaErrorLaunchOutOfResources"), std::string::npos) << s.message();
   ss::cuda::testing::injected_launch_error() = cudaErrorLaunchOutOfResources;
   try {
-    ss::cuda::inclusive_scan(cin(), out.get(), n);
+    ss::cuda::inclusive_scan(cin(), out(), n);
     FAIL() << "no exception";
   } catch (const ss::error& e) {
     EXPECT_EQ(e.code(), ss::errc::cuda_error);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <cub/device/device_scan.cuh>
+
 #include <streamscan/cuda.cuh>
 
 #include "tool.hpp"
@@ -72,6 +74,20 @@ std::vector<measurement> run_gpu(const std::vector<std::int32_t>& input, const s
   results.push_back({"memcpy (device to device)",
                      median_ms(repeats, [&] { check(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice), "memcpy"); }),
                      true});
+  {  // The baseline users reach for today, on the same buffers.
+    std::size_t cub_bytes = 0;
+    check(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, d_in, d_out, n), "cub::DeviceScan::InclusiveSum");
+    void* cub_temp = nullptr;
+    check(cudaMalloc(&cub_temp, cub_bytes), "cudaMalloc");
+    check(cudaMemset(d_out, 0xA7, bytes), "cudaMemset");
+    const double ms = median_ms(repeats, [&] {
+      check(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, d_in, d_out, n), "cub::DeviceScan::InclusiveSum");
+    });
+    std::vector<std::int32_t> out(input.size());
+    check(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    results.push_back({"cub::DeviceScan::InclusiveSum", ms, out == expected});
+    cudaFree(cub_temp);
+  }
   for (const auto strategy : {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add}) {
     const streamscan::scan_options opt{strategy};
     std::size_t temp_bytes = 0;

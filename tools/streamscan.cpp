@@ -20,12 +20,13 @@ namespace {
 
 void usage(std::FILE* to) {
   std::fprintf(to,
-               "usage: streamscan [--n N] [--repeat R] [--cpu]\n"
+               "usage: streamscan [--n N] [--repeat R] [--cpu] [--json FILE]\n"
                "  Inclusive scan (sum) of N random int32 values with every strategy, timed\n"
                "  (median of R runs) and checked against a sequential host scan.\n"
                "  --n N       elements (default 2^26 on a GPU, 2^24 on the CPU); accepts 2^K\n"
                "  --repeat R  timed runs per strategy (default 20 on a GPU, 5 on the CPU)\n"
-               "  --cpu       use the CPU back end even when a GPU is present\n");
+               "  --cpu       use the CPU back end even when a GPU is present\n"
+               "  --json FILE also write the results as JSON\n");
 }
 
 std::int64_t parse_count(const char* flag, const char* text) {
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
   std::int64_t n = -1;
   int repeats = -1;
   bool force_cpu = false;
+  std::string json_path;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") {
@@ -70,6 +72,8 @@ int main(int argc, char** argv) {
       return 0;
     } else if (a == "--cpu") {
       force_cpu = true;
+    } else if (a == "--json" && i + 1 < argc) {
+      json_path = argv[++i];
     } else if ((a == "--n" || a == "--repeat") && i + 1 < argc) {
       const std::int64_t v = parse_count(argv[i], argv[i + 1]);
       ++i;
@@ -118,15 +122,44 @@ int main(int argc, char** argv) {
 
   // A scan must read n and write n elements: 8 bytes per int32 element.
   const double bytes = 8.0 * static_cast<double>(n);
-  std::printf("%-28s %12s %14s %12s %10s\n", "algorithm", "median ms", "Gelements/s", "GB/s", "verified");
+  double memcpy_ms = 0, cub_ms = 0;
+  for (const auto& r : results) {
+    if (r.what.rfind("memcpy", 0) == 0) memcpy_ms = r.median_ms;
+    if (r.what.rfind("cub::", 0) == 0) cub_ms = r.median_ms;
+  }
+  std::printf("%-30s %10s %12s %10s %9s %8s %9s\n", "algorithm", "median ms", "Gelements/s", "GB/s", "% memcpy",
+              "vs CUB", "verified");
   bool all_ok = true;
   for (const auto& r : results) {
     const double s = r.median_ms / 1e3;
-    std::printf("%-28s %12.4f %14.2f %12.1f %10s\n", r.what.c_str(), r.median_ms, n / s / 1e9, bytes / s / 1e9,
-                r.verified ? "yes" : "NO");
+    char pct[32] = "-", vs[32] = "-";
+    if (memcpy_ms > 0) std::snprintf(pct, sizeof pct, "%.0f%%", 100.0 * memcpy_ms / r.median_ms);
+    if (cub_ms > 0) std::snprintf(vs, sizeof vs, "%.2fx", cub_ms / r.median_ms);
+    std::printf("%-30s %10.4f %12.2f %10.1f %9s %8s %9s\n", r.what.c_str(), r.median_ms, n / s / 1e9,
+                bytes / s / 1e9, pct, vs, r.verified ? "yes" : "NO");
     all_ok = all_ok && r.verified;
   }
   std::printf("GB/s counts the %g bytes a scan must move (read n + write n); median of %d runs.\n", bytes,
               repeats);
+  if (!json_path.empty()) {
+    std::FILE* f = std::fopen(json_path.c_str(), "w");
+    if (!f) {
+      std::fprintf(stderr, "streamscan: cannot write --json file '%s'\n", json_path.c_str());
+      return 2;
+    }
+    std::fprintf(f, "{\n  \"version\": \"%s\",\n  \"backend\": \"%s\",\n  \"device\": \"%s\",\n",
+                 STREAMSCAN_VERSION_STRING, gpu.present ? "cuda" : "cpu", gpu.present ? gpu.name.c_str() : "host CPU");
+    std::fprintf(f, "  \"type\": \"int32\",\n  \"operator\": \"plus\",\n  \"n\": %lld,\n  \"repeats\": %d,\n",
+                 static_cast<long long>(n), repeats);
+    std::fprintf(f, "  \"bytes_moved\": %.0f,\n  \"results\": [\n", bytes);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const auto& r = results[i];
+      std::fprintf(f, "    {\"algorithm\": \"%s\", \"median_ms\": %.6f, \"gb_per_s\": %.2f, \"verified\": %s}%s\n",
+                   r.what.c_str(), r.median_ms, bytes / (r.median_ms / 1e3) / 1e9, r.verified ? "true" : "false",
+                   i + 1 < results.size() ? "," : "");
+    }
+    std::fprintf(f, "  ]\n}\n");
+    std::fclose(f);
+  }
   return all_ok ? 0 : 1;
 }

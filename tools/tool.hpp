@@ -21,8 +21,8 @@ struct gpu_probe {
 
 gpu_probe probe_gpu();
 
-// Scans `input` (int32, plus) on the GPU with every strategy and times a
-// device-to-device memcpy of the same bytes beside it.
+// Scans `input` (int32, plus) on the GPU with every strategy and times, on the
+// same buffers, a device-to-device memcpy and CUB's InclusiveSum beside it.
 std::vector<measurement> run_gpu(const std::vector<std::int32_t>& input, const std::vector<std::int32_t>& expected,
                                  int repeats);
 
