@@ -35,6 +35,8 @@ struct cpu_backend {
         out = in;
         call(req, out.data(), out.data(), n, op, init);
       }
+    } else if (req.write_only_output) {
+      call(req, in.data(), write_only_iterator<Out>(out.data()), n, op, init);
     } else if (req.wrapped_input) {
       call(req, wrapped_iterator<const In>(in.data()), out.data(), n, op, init);
     } else {
@@ -43,8 +45,8 @@ struct cpu_backend {
   }
 
  private:
-  template <class InIt, class Out, class Op>
-  static void call(const run_request& req, InIt in, Out* out, std::int64_t n, Op op, Out init) {
+  template <class InIt, class OutIt, class Op, class Out>
+  static void call(const run_request& req, InIt in, OutIt out, std::int64_t n, Op op, Out init) {
     namespace ss = streamscan;
     const ss::scan_options opt{req.strategy};
     if (!req.two_phase) {

@@ -42,7 +42,9 @@ struct cuda_backend {
     } else {
       device_buffer<In> d_in(in.size());
       d_in.upload(in);
-      if (req.wrapped_input) {
+      if (req.write_only_output) {
+        call(req, static_cast<const In*>(d_in.get()), write_only_iterator<Out>(d_out.get()), n, op, init);
+      } else if (req.wrapped_input) {
         call(req, wrapped_iterator<const In>(d_in.get()), d_out.get(), n, op, init);
       } else {
         call(req, static_cast<const In*>(d_in.get()), d_out.get(), n, op, init);
@@ -52,8 +54,8 @@ struct cuda_backend {
   }
 
  private:
-  template <class InIt, class Out, class Op>
-  static void call(const run_request& req, InIt in, Out* out, std::int64_t n, Op op, Out init) {
+  template <class InIt, class OutIt, class Op, class Out>
+  static void call(const run_request& req, InIt in, OutIt out, std::int64_t n, Op op, Out init) {
     namespace ss = streamscan;
     const ss::scan_options opt{req.strategy};
     const cudaStream_t stream = test_stream();

@@ -7,6 +7,8 @@
 
 #include <streamscan/cpu.hpp>
 
+#include "common/wrapped_iterator.hpp"
+
 namespace {
 namespace ss = streamscan;
 
@@ -58,6 +60,19 @@ TEST(errors_cpu, temp_storage_too_small) {
   EXPECT_EQ(s.code(), ss::errc::temp_storage_too_small);
   EXPECT_NE(s.message().find("'temp_bytes'"), std::string::npos) << s.message();
   EXPECT_EQ(out, std::vector<std::int32_t>(n, sentinel));
+}
+
+TEST(errors_cpu, scan_then_add_needs_a_readable_output) {
+  std::vector<std::int32_t> in(1000, 1), out(1000, sentinel);
+  try {
+    ss::cpu::exclusive_scan(in.data(), streamscan_test::write_only_iterator<std::int32_t>(out.data()), 1000, 0,
+                            ss::plus{}, {ss::scan_strategy::scan_then_add});
+    FAIL() << "no exception";
+  } catch (const ss::error& e) {
+    EXPECT_EQ(e.code(), ss::errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("'out'"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(out, std::vector<std::int32_t>(1000, sentinel));
 }
 
 TEST(errors_cpu, exception_carries_status) {

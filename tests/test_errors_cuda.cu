@@ -9,6 +9,7 @@
 #include <streamscan/cuda.cuh>
 
 #include "common/cuda_helpers.cuh"
+#include "common/wrapped_iterator.hpp"
 
 namespace {
 namespace ss = streamscan;
@@ -71,6 +72,18 @@ TEST_F(errors_cuda, temp_storage_too_small) {
   const ss::status s = ss::cuda::inclusive_scan(temp.get(), too_few, cin(), out(), n);
   EXPECT_EQ(s.code(), ss::errc::temp_storage_too_small);
   EXPECT_NE(s.message().find("'temp_bytes'"), std::string::npos) << s.message();
+  expect_output_untouched();
+}
+
+TEST_F(errors_cuda, scan_then_add_needs_a_readable_output) {
+  try {
+    ss::cuda::exclusive_scan(cin(), st::write_only_iterator<std::int32_t>(out()), n, 0, ss::plus{}, nullptr,
+                             {ss::scan_strategy::scan_then_add});
+    FAIL() << "no exception";
+  } catch (const ss::error& e) {
+    EXPECT_EQ(e.code(), ss::errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("'out'"), std::string::npos) << e.what();
+  }
   expect_output_untouched();
 }
 

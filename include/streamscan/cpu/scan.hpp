@@ -156,7 +156,15 @@ status scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt 
   if (n == 0) return status::ok();
   partials_view<A> p{static_cast<unsigned char*>(temp)};
   switch (opt.strategy) {
-    case scan_strategy::scan_then_add: scan_then_add<A>(p, in, out, n, op, args); break;
+    case scan_strategy::scan_then_add:
+      // The add pass reads the output back: a write-only output cannot take it.
+      if constexpr (std::is_void_v<typename std::iterator_traits<OutIt>::value_type>) {
+        return streamscan::detail::invalid_argument(
+            fn, "strategy scan_then_add reads the output back, but argument 'out' is write-only");
+      } else {
+        scan_then_add<A>(p, in, out, n, op, args);
+      }
+      break;
     case scan_strategy::automatic:
     case scan_strategy::reduce_then_scan: reduce_then_scan<A>(p, in, out, n, op, args); break;
     default: return streamscan::detail::invalid_argument(fn, "argument 'options.strategy' is not a strategy of the CPU back end");

@@ -7,43 +7,32 @@
 
 namespace streamscan::cuda::detail {
 
-template <class T>
-struct shuffle_words {
-  static constexpr int count = static_cast<int>((sizeof(T) + 3) / 4);
-  unsigned w[count];
-};
+// Moves a T through `shuffle_word` (one 32-bit hardware shuffle) word by word.
+template <class T, class ShuffleWord>
+__device__ __forceinline__ T shuffle_by_words(const T& value, ShuffleWord shuffle_word) {
+  constexpr int words = static_cast<int>((sizeof(T) + 3) / 4);
+  unsigned w[words];
+  memcpy(w, &value, sizeof(T));
+#pragma unroll
+  for (int i = 0; i < words; ++i) w[i] = shuffle_word(w[i]);
+  T result;
+  memcpy(&result, w, sizeof(T));
+  return result;
+}
 
 template <class T>
 __device__ __forceinline__ T shfl_up(unsigned mask, const T& value, unsigned delta) {
-  shuffle_words<T> words;
-  memcpy(words.w, &value, sizeof(T));
-#pragma unroll
-  for (int i = 0; i < shuffle_words<T>::count; ++i) words.w[i] = __shfl_up_sync(mask, words.w[i], delta);
-  T result;
-  memcpy(&result, words.w, sizeof(T));
-  return result;
+  return shuffle_by_words(value, [=](unsigned w) { return __shfl_up_sync(mask, w, delta); });
 }
 
 template <class T>
 __device__ __forceinline__ T shfl_down(unsigned mask, const T& value, unsigned delta) {
-  shuffle_words<T> words;
-  memcpy(words.w, &value, sizeof(T));
-#pragma unroll
-  for (int i = 0; i < shuffle_words<T>::count; ++i) words.w[i] = __shfl_down_sync(mask, words.w[i], delta);
-  T result;
-  memcpy(&result, words.w, sizeof(T));
-  return result;
+  return shuffle_by_words(value, [=](unsigned w) { return __shfl_down_sync(mask, w, delta); });
 }
 
 template <class T>
 __device__ __forceinline__ T shfl_idx(unsigned mask, const T& value, int src_lane) {
-  shuffle_words<T> words;
-  memcpy(words.w, &value, sizeof(T));
-#pragma unroll
-  for (int i = 0; i < shuffle_words<T>::count; ++i) words.w[i] = __shfl_sync(mask, words.w[i], src_lane);
-  T result;
-  memcpy(&result, words.w, sizeof(T));
-  return result;
+  return shuffle_by_words(value, [=](unsigned w) { return __shfl_sync(mask, w, src_lane); });
 }
 
 // Mask naming lanes [0, lanes) of a warp; `lanes` in 1..32.
