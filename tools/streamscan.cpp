@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <string>
 #include <thread>
@@ -149,6 +150,10 @@ int main(int argc, char** argv) {
     }
     std::fprintf(f, "{\n  \"version\": \"%s\",\n  \"backend\": \"%s\",\n  \"device\": \"%s\",\n",
                  STREAMSCAN_VERSION_STRING, gpu.present ? "cuda" : "cpu", gpu.present ? gpu.name.c_str() : "host CPU");
+    char date[32] = "";
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    std::fprintf(f, "  \"date\": \"%s\",\n", date);
     std::fprintf(f, "  \"type\": \"int32\",\n  \"operator\": \"plus\",\n  \"n\": %lld,\n  \"repeats\": %d,\n",
                  static_cast<long long>(n), repeats);
     std::fprintf(f, "  \"bytes_moved\": %.0f,\n  \"results\": [\n", bytes);
