@@ -20,10 +20,11 @@ struct cpu_backend {
 
   static bool available() { return true; }
   static std::vector<streamscan::scan_strategy> strategies() {
-    return {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add};
+    return {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add,
+            streamscan::scan_strategy::chained, streamscan::scan_strategy::decoupled_lookback};
   }
   template <class A>
-  static std::int64_t tile_items() {
+  static std::int64_t tile_items(streamscan::scan_strategy) {
     return streamscan::cpu::default_scan_policy.chunk_items;
   }
 

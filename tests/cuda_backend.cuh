@@ -22,11 +22,13 @@ struct cuda_backend {
 
   static bool available() { return gpu_present(); }
   static std::vector<streamscan::scan_strategy> strategies() {
-    return {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add};
+    return {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add,
+            streamscan::scan_strategy::chained, streamscan::scan_strategy::decoupled_lookback};
   }
+  // Tile edges of every strategy: the sizes in test_sizes hit them all.
   template <class A>
-  static std::int64_t tile_items() {
-    return streamscan::cuda::scan_tile_items<A>();
+  static std::int64_t tile_items(streamscan::scan_strategy strategy) {
+    return streamscan::cuda::scan_tile_items<A>(strategy);
   }
 
   template <class In, class Out, class Op>

@@ -1,7 +1,7 @@
 // Test bodies of the device-wide scans, shared by every back end.
 //
 // A back end adapter (cpu_backend.hpp, cuda_backend.cuh) provides:
-//   name, available(), strategies(), tile_items<A>(), many_tiles, large_size,
+//   name, available(), strategies(), tile_items<A>(strategy), many_tiles, large_size,
 //   run(request, in, out, op, init)  // out arrives poisoned, sized n
 // Each test TU stamps the tests out with STREAMSCAN_SCAN_TESTS(suite, backend, cases).
 #pragma once
@@ -69,8 +69,8 @@ inline std::string describe(const run_request& r, std::int64_t n) {
 }
 
 template <class Backend, class A>
-std::vector<std::int64_t> test_sizes(std::mt19937_64& rng) {
-  const std::int64_t t = Backend::template tile_items<A>();
+std::vector<std::int64_t> test_sizes(std::mt19937_64& rng, streamscan::scan_strategy strategy) {
+  const std::int64_t t = Backend::template tile_items<A>(strategy);
   std::uniform_int_distribution<std::int64_t> some_tiles(2 * t, 64 * t);
   std::uniform_int_distribution<std::int64_t> large(Backend::large_size / 2, Backend::large_size);
   std::vector<std::int64_t> sizes = {0, 1, 31, 32, 33, t - 1, t, t + 1, Backend::many_tiles * t + 5,
@@ -97,7 +97,7 @@ void check_scan(scan_kind kind, bool in_place, bool wrapped_input, bool write_on
     // scan_then_add reads its output back; with a write-only output it must
     // refuse (tested in test_errors_*), so only the other strategies run here.
     if (write_only_output && strategy == streamscan::scan_strategy::scan_then_add) continue;
-    for (const std::int64_t n : test_sizes<Backend, A>(rng)) {
+    for (const std::int64_t n : test_sizes<Backend, A>(rng, strategy)) {
       const run_request req{kind, strategy, (call++ % 2) == 0, in_place, wrapped_input, write_only_output};
       SCOPED_TRACE(describe(req, n));
       const std::vector<In> in = random_vector<In>(rng, n);

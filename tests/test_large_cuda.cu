@@ -50,7 +50,8 @@ TEST(large_cuda, past_two_to_the_31) {
   if (free_bytes < static_cast<size_t>(n) + (size_t{1} << 30)) GTEST_SKIP() << "needs 3 GiB of free GPU memory";
   const hashed_bytes in{rng(), 0};
   st::device_buffer<std::uint8_t> out(static_cast<std::size_t>(n));
-  for (const auto strategy : {ss::scan_strategy::reduce_then_scan, ss::scan_strategy::scan_then_add}) {
+  for (const auto strategy : {ss::scan_strategy::reduce_then_scan, ss::scan_strategy::scan_then_add,
+                              ss::scan_strategy::chained, ss::scan_strategy::decoupled_lookback}) {
     SCOPED_TRACE(std::string("seed ") + std::to_string(st::global_seed()) + " n=" + std::to_string(n) + " " +
                  ss::to_string(strategy));
     STREAMSCAN_TEST_CUDA(cudaMemset(out.get(), st::poison_byte, static_cast<std::size_t>(n)));

@@ -88,7 +88,8 @@ std::vector<measurement> run_gpu(const std::vector<std::int32_t>& input, const s
     results.push_back({"cub::DeviceScan::InclusiveSum", ms, out == expected});
     cudaFree(cub_temp);
   }
-  for (const auto strategy : {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add}) {
+  for (const auto strategy : {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add,
+                              streamscan::scan_strategy::chained, streamscan::scan_strategy::decoupled_lookback}) {
     const streamscan::scan_options opt{strategy};
     std::size_t temp_bytes = 0;
     streamscan::throw_if_error(streamscan::cuda::inclusive_scan(nullptr, temp_bytes, static_cast<const std::int32_t*>(d_in), d_out, n,

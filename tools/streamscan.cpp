@@ -109,7 +109,8 @@ int main(int argc, char** argv) {
       std::printf("back end: cpu (%u hardware threads)%s%s\n", std::thread::hardware_concurrency(),
                   force_cpu ? "" : "; no GPU: ", force_cpu ? "" : gpu.why_not.c_str());
       std::vector<std::int32_t> out(input.size());
-      for (const auto strategy : {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add}) {
+      for (const auto strategy : {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add,
+                                  streamscan::scan_strategy::chained, streamscan::scan_strategy::decoupled_lookback}) {
         const double ms = cpu_median_ms(repeats, [&] {
           streamscan::cpu::inclusive_scan(input.data(), out.data(), n, streamscan::plus{}, {strategy});
         });

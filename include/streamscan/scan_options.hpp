@@ -10,6 +10,10 @@ enum class scan_strategy {
   reduce_then_scan,  // seed 000 fig. 2: reduce partitions, scan partials, scan with prefix (~3n traffic)
   scan_then_add,     // seed 000 fig. 1: scan partitions, scan partials, add prefixes (~4n traffic);
                      // reads the output back, so it needs a readable output iterator
+  chained,           // seed 000 StreamScan: single pass (~2n), each tile waits for its predecessor's
+                     // prefix only; floating-point results are run-to-run deterministic
+  decoupled_lookback,  // seed 001 / Merrill & Garland: single pass (~2n), a warp looks back over
+                       // many predecessors at once
 };
 
 inline const char* to_string(scan_strategy s) noexcept {
@@ -17,6 +21,8 @@ inline const char* to_string(scan_strategy s) noexcept {
     case scan_strategy::automatic: return "automatic";
     case scan_strategy::reduce_then_scan: return "reduce_then_scan";
     case scan_strategy::scan_then_add: return "scan_then_add";
+    case scan_strategy::chained: return "chained";
+    case scan_strategy::decoupled_lookback: return "decoupled_lookback";
   }
   return "unknown";
 }

@@ -165,6 +165,11 @@ status scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt 
         scan_then_add<A>(p, in, out, n, op, args);
       }
       break;
+    // The single-pass strategies exist for GPUs (they save a pass over memory
+    // by letting thread blocks wait on each other); on the CPU they run as
+    // reduce_then_scan, whose chunk order is as deterministic as the chain.
+    case scan_strategy::chained:
+    case scan_strategy::decoupled_lookback:
     case scan_strategy::automatic:
     case scan_strategy::reduce_then_scan: reduce_then_scan<A>(p, in, out, n, op, args); break;
     default: return streamscan::detail::invalid_argument(fn, "argument 'options.strategy' is not a strategy of the CPU back end");

@@ -64,17 +64,37 @@ class agent_scan {
   // Exclusive mode without a carry leaves out[0] unwritten.
   template <class InIt, class OutIt>
   __device__ A scan_tile(InIt in, OutIt out, int valid, maybe<A> carry, scan_mode mode) {
-    const int tid = static_cast<int>(threadIdx.x);
     A items[ipt];
+    A row_excl;
+    const A tile_total = scan_rows(in, valid, items, row_excl);
+    finish_tile(out, valid, items, row_excl, carry, mode);
+    return carry.present ? op_(carry.value, tile_total) : tile_total;
+  }
+
+  // The two halves of scan_tile, for the single-pass kernels, which learn the
+  // carry between them (seed 000 fig. 7: reduce and scan the row totals, then
+  // synchronise with the predecessors, then rescan the rows).
+  //
+  // scan_rows: loads the tile into blocked rows, reduces each row and scans the
+  // row totals across the block. Returns the tile total (every thread).
+  template <class InIt>
+  __device__ A scan_rows(InIt in, int valid, A (&items)[ipt], A& row_excl) {
     exchange_t::load_striped(in, valid, items);
-    exchange_t exchange(s_.exchange);
-    exchange.striped_to_blocked(items);
+    exchange_t(s_.exchange).striped_to_blocked(items);
     const A row_total = thread_reduce(items, op_);
     __syncthreads();  // exchange buffer -> scan buffer
-
-    A row_incl, row_excl, tile_total;
+    A row_incl, tile_total;
     block_scan_t(s_.scan).scan(row_total, op_, row_incl, row_excl, tile_total);
-    // The prefix of this thread's row: carry (+) rows before it, either part absent.
+    __syncthreads();  // scan buffer -> exchange buffer (finish_tile)
+    return tile_total;
+  }
+
+  // finish_tile: rescans each row from (carry, rows before it) and stores the
+  // tile. `carry` must be the same in every thread.
+  template <class OutIt>
+  __device__ void finish_tile(OutIt out, int valid, A (&items)[ipt], const A& row_excl, maybe<A> carry,
+                              scan_mode mode) {
+    const int tid = static_cast<int>(threadIdx.x);
     maybe<A> prefix{row_excl, tid > 0};
     if (carry.present) prefix = {tid > 0 ? op_(carry.value, row_excl) : carry.value, true};
     if (mode == scan_mode::exclusive) {
@@ -82,13 +102,10 @@ class agent_scan {
     } else {
       thread_inclusive_scan(items, op_, prefix.value, prefix.present);
     }
-    __syncthreads();  // scan buffer -> exchange buffer
-
-    exchange.blocked_to_striped(items);
+    exchange_t(s_.exchange).blocked_to_striped(items);
     const int first = (mode == scan_mode::exclusive && !carry.present) ? 1 : 0;
     exchange_t::store_striped(out, first, valid, items);
     __syncthreads();  // before the next tile reuses the storage
-    return carry.present ? op_(carry.value, tile_total) : tile_total;
   }
 
  private:

@@ -15,11 +15,12 @@ class block_scan_brent_kung {
   static_assert(BLOCK_THREADS >= 1 && BLOCK_THREADS <= 1024, "block size out of range");
 
   // Largest power of two below BLOCK_THREADS: the widest stride of the trees.
-  static constexpr int top_stride() {
+  static constexpr int compute_top_stride() {
     int d = 1;
     while (2 * d < BLOCK_THREADS) d *= 2;
     return d;
   }
+  static constexpr int top_stride = compute_top_stride();
 
  public:
   struct temp_storage {
@@ -41,7 +42,7 @@ class block_scan_brent_kung {
         __syncthreads();
       }
       // Down-sweep: hand each completed prefix to the node d to its right.
-      for (int d = top_stride(); d >= 1; d /= 2) {
+      for (int d = top_stride; d >= 1; d /= 2) {
         const int i = (tid + 1) * 2 * d - 1;
         if (i + d < BLOCK_THREADS) s_.values[i + d].get() = op(s_.values[i].get(), s_.values[i + d].get());
         __syncthreads();

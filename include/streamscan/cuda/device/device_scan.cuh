@@ -9,7 +9,7 @@
 // Both are asynchronous with respect to the host. `out == in` is allowed.
 // op must be associative; it need not be commutative. The accumulator type
 // follows streamscan/accumulator.hpp. Temp storage sized by a query is valid
-// for the same n on the same device.
+// for the same n, strategy and device; it needs no particular alignment.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -26,10 +26,13 @@
 
 namespace streamscan::cuda {
 
-// Elements per tile for accumulator type A (tests use it to hit tile edges).
+// Elements per tile of a strategy for accumulator type A (tests use it to hit
+// tile edges).
 template <class A>
-constexpr std::int64_t scan_tile_items() {
-  return scan_policy_for<A>::tile_items;
+constexpr std::int64_t scan_tile_items(scan_strategy strategy = scan_strategy::automatic) {
+  return strategy == scan_strategy::chained              ? single_pass_policy_for<A, true>::tile_items
+         : strategy == scan_strategy::decoupled_lookback ? single_pass_policy_for<A, false>::tile_items
+                                                         : scan_policy_for<A>::tile_items;
 }
 
 // out[i] = in[0] (+) ... (+) in[i]

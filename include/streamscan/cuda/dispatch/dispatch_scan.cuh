@@ -13,6 +13,7 @@
 #include "../../scan_options.hpp"
 #include "../../status.hpp"
 #include "../kernels/scan_kernels.cuh"
+#include "../kernels/single_pass_scan_kernel.cuh"
 #include "../util/runtime.cuh"
 #include "scan_policy.cuh"
 
@@ -35,6 +36,59 @@ struct partition_plan {
   }
 };
 
+// The steps every dispatcher takes once it knows how much temp storage the
+// call needs: answer a size query, or check the temp buffer and the pointers.
+// The query adds 255 bytes so that any temp pointer can be aligned up to 256
+// (`aligned_temp`). Sets `proceed` when there is work to launch.
+template <class InIt, class OutIt>
+status check_temp_and_pointers(const char* fn, void* temp, std::size_t& temp_bytes, std::size_t required,
+                               const InIt& in, const OutIt& out, std::int64_t n, const device_facts& facts,
+                               void*& aligned_temp, bool& proceed) {
+  proceed = false;
+  required += 255;
+  if (temp == nullptr) {
+    temp_bytes = required;
+    return status::ok();
+  }
+  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
+  const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(temp);
+  aligned_temp = reinterpret_cast<void*>((address + 255) / 256 * 256);
+  if (n == 0) return status::ok();
+  if (status s = check_device_accessible(fn, "in", in, facts); !s) return s;
+  if (status s = check_device_accessible(fn, "out", out, facts); !s) return s;
+  if (status s = check_device_accessible(fn, "temp", temp, facts); !s) return s;
+  proceed = true;
+  return status::ok();
+}
+
+// Single-pass strategies: temp storage is a tile counter and the tile status
+// words, both reset by one stream-ordered memset; then one kernel.
+template <bool Chained, class A, class InIt, class OutIt, class Op>
+status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt out,
+                                 std::int64_t n, Op op, maybe<A> init, scan_mode mode, cudaStream_t stream,
+                                 const device_facts& facts) {
+  using policy = single_pass_policy_for<A, Chained>;
+  constexpr std::size_t counter_bytes = 256;  // keeps the status words 256-byte aligned
+  const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
+  const std::size_t status_bytes = tile_status<A>::bytes(tiles);
+  bool proceed = false;
+  void* aligned = nullptr;
+  if (status s = check_temp_and_pointers(fn, temp, temp_bytes, counter_bytes + status_bytes, in, out, n, facts,
+                                         aligned, proceed);
+      !s || !proceed)
+    return s;
+  unsigned char* bytes = static_cast<unsigned char*>(aligned);
+  if (const cudaError_t e = cudaMemsetAsync(bytes, 0, counter_bytes + status_bytes, stream); e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, "resetting the tile status words (cudaMemsetAsync)", e);
+  }
+  constexpr look_back_kind kind = Chained ? look_back_kind::chained : look_back_kind::decoupled;
+  return launch(fn, Chained ? "single_pass_scan_kernel<chained>" : "single_pass_scan_kernel<decoupled>",
+                single_pass_scan_kernel<policy, kind, A, InIt, OutIt, Op>, tiles, policy::threads, stream, in, out,
+                n, tile_status<A>(bytes + counter_bytes, tiles), reinterpret_cast<unsigned long long*>(bytes), init,
+                mode, op);
+}
+
 template <class A, class InIt, class OutIt, class Op>
 status dispatch_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt out,
                      std::int64_t n, Op op, maybe<A> init, scan_mode mode, cudaStream_t stream,
@@ -44,28 +98,33 @@ status dispatch_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt i
   using policy = scan_policy_for<A>;
 
   if (status s = streamscan::detail::validate_range_args(fn, in, out, n); !s) return s;
-  if (opt.strategy != scan_strategy::automatic && opt.strategy != scan_strategy::reduce_then_scan &&
-      opt.strategy != scan_strategy::scan_then_add)
-    return streamscan::detail::invalid_argument(fn, "argument 'options.strategy' is not a strategy this build knows");
+  switch (opt.strategy) {
+    case scan_strategy::automatic:
+    case scan_strategy::reduce_then_scan:
+    case scan_strategy::scan_then_add:
+    case scan_strategy::chained:
+    case scan_strategy::decoupled_lookback: break;
+    default:
+      return streamscan::detail::invalid_argument(fn, "argument 'options.strategy' is not a strategy this build knows");
+  }
 
   device_facts facts;
   if (status s = current_device_facts(fn, facts); !s) return s;
+  if (opt.strategy == scan_strategy::chained)
+    return dispatch_single_pass_scan<true, A>(fn, temp, temp_bytes, in, out, n, op, init, mode, stream, facts);
+  if (opt.strategy == scan_strategy::decoupled_lookback)
+    return dispatch_single_pass_scan<false, A>(fn, temp, temp_bytes, in, out, n, op, init, mode, stream, facts);
+
   const partition_plan plan =
       partition_plan::make(n, policy::tile_items, facts.sm_count, policy::value.partitions_per_sm);
-  const std::size_t required = streamscan::detail::temp_bytes_for<A>(plan.partitions);
-  if (temp == nullptr) {
-    temp_bytes = required;
-    return status::ok();
-  }
-  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
-  if (reinterpret_cast<std::uintptr_t>(temp) % alignof(A) != 0)
-    return streamscan::detail::invalid_argument(fn, "argument 'temp' is not aligned for the accumulator type");
-  if (n == 0) return status::ok();
-  if (status s = check_device_accessible(fn, "in", in, facts); !s) return s;
-  if (status s = check_device_accessible(fn, "out", out, facts); !s) return s;
-  if (status s = check_device_accessible(fn, "temp", temp, facts); !s) return s;
+  bool proceed = false;
+  void* aligned = nullptr;
+  if (status s = check_temp_and_pointers(fn, temp, temp_bytes, streamscan::detail::temp_bytes_for<A>(plan.partitions),
+                                         in, out, n, facts, aligned, proceed);
+      !s || !proceed)
+    return s;
 
-  A* partials = static_cast<A*>(temp);
+  A* partials = static_cast<A*>(aligned);
   const auto scan_partitions = scan_partitions_kernel<policy, A, InIt, OutIt, Op>;
   const auto scan_partials = scan_partials_kernel<policy, A, Op>;
   const int threads = policy::threads;

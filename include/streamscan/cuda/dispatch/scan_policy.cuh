@@ -28,6 +28,26 @@ constexpr scan_policy select_scan_policy(std::size_t value_bytes) {
   return scan_policy{256, items, block_scan_algorithm::kogge_stone, 8};
 }
 
+// Defaults for the single-pass strategies. decoupled look-back: tiles as for
+// the multi-pass strategies. chained: every tile costs one serial hand-off
+// (a status store seen by the next block: ~0.5 us), so its tiles are twice as
+// large (512 threads) while the exchange buffer still fits 48 KiB of static
+// shared memory.
+constexpr scan_policy select_single_pass_policy(bool chained, std::size_t value_bytes) {
+  scan_policy p = select_scan_policy(value_bytes);
+  if (chained) p.threads = 512;
+  return p;
+}
+
+template <class A, bool Chained>
+struct single_pass_policy_for {
+  static constexpr scan_policy value = select_single_pass_policy(Chained, sizeof(A));
+  static constexpr int threads = value.threads;
+  static constexpr int items_per_thread = value.items_per_thread;
+  static constexpr int tile_items = threads * items_per_thread;
+  static constexpr block_scan_algorithm block_algorithm = value.block_algorithm;
+};
+
 template <class A>
 struct scan_policy_for {
   static constexpr scan_policy value = select_scan_policy(sizeof(A));

@@ -1,0 +1,115 @@
+// streamscan/cuda/agent/tile_status.cuh - the per-tile status words through
+// which the blocks of a single-pass kernel hand prefixes to each other.
+//
+// A tile's status is X (nothing yet), A (its own aggregate is known) or P (its
+// inclusive prefix is known). All statuses start as X, which is all-zero bytes,
+// so a stream-ordered cudaMemsetAsync resets them between calls.
+//
+// Two layouts, chosen by the accumulator's size:
+//  * packed (sizeof(A) <= 4): flag and value in one 64-bit word, written and
+//    read by single relaxed atomic accesses, so a reader never sees a flag
+//    without its value (seed 001 sec. 3.2). One memory round trip per read.
+//  * split (larger A): a 32-bit flag word plus separate aggregate and prefix
+//    arrays. The writer stores the value, then the flag with release order; the
+//    reader loads the flag with acquire order, then the value. A and P values
+//    live in separate arrays, so a reader that saw flag A never reads a P value
+//    being written over it.
+#pragma once
+
+#include <cuda/atomic>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace streamscan::cuda::detail {
+
+enum tile_flag : unsigned { tile_invalid = 0, tile_aggregate = 1, tile_prefix = 2 };
+
+template <class A, bool Packed = (sizeof(A) <= 4)>
+class tile_status;
+
+template <class A>
+class tile_status<A, true> {
+  using word_t = unsigned long long;
+  using ref_t = ::cuda::atomic_ref<word_t, ::cuda::thread_scope_device>;
+
+ public:
+  __host__ __device__ static constexpr std::size_t bytes(std::int64_t tiles) { return static_cast<std::size_t>(tiles) * sizeof(word_t); }
+
+  __host__ __device__ tile_status(void* storage, std::int64_t) : words_(static_cast<word_t*>(storage)) {}
+
+  __device__ void publish(std::int64_t tile, tile_flag flag, const A& value) const {
+    unsigned bits = 0;
+    memcpy(&bits, &value, sizeof(A));
+    ref_t(words_[tile]).store((static_cast<word_t>(bits) << 32) | flag, ::cuda::memory_order_relaxed);
+  }
+
+  // Returns the tile's flag; `value` is meaningful when the flag is not X.
+  __device__ tile_flag peek(std::int64_t tile, A& value) const {
+    const word_t w = ref_t(words_[tile]).load(::cuda::memory_order_relaxed);
+    const unsigned bits = static_cast<unsigned>(w >> 32);
+    memcpy(&value, &bits, sizeof(A));
+    return static_cast<tile_flag>(static_cast<unsigned>(w));
+  }
+
+ private:
+  word_t* words_;
+};
+
+template <class A>
+class tile_status<A, false> {
+  using ref_t = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>;
+  __host__ __device__ static constexpr std::size_t align(std::size_t b) { return (b + 255) / 256 * 256; }
+
+ public:
+  __host__ __device__ static constexpr std::size_t bytes(std::int64_t tiles) {
+    const std::size_t t = static_cast<std::size_t>(tiles);
+    return align(t * sizeof(unsigned)) + 2 * align(t * sizeof(A));
+  }
+
+  __host__ __device__ tile_status(void* storage, std::int64_t tiles) {
+    unsigned char* p = static_cast<unsigned char*>(storage);
+    const std::size_t t = static_cast<std::size_t>(tiles);
+    flags_ = reinterpret_cast<unsigned*>(p);
+    aggregates_ = reinterpret_cast<A*>(p + align(t * sizeof(unsigned)));
+    prefixes_ = reinterpret_cast<A*>(p + align(t * sizeof(unsigned)) + align(t * sizeof(A)));
+  }
+
+  __device__ void publish(std::int64_t tile, tile_flag flag, const A& value) const {
+    (flag == tile_prefix ? prefixes_ : aggregates_)[tile] = value;
+    ref_t(flags_[tile]).store(flag, ::cuda::memory_order_release);
+  }
+
+  __device__ tile_flag peek(std::int64_t tile, A& value) const {
+    const auto flag = static_cast<tile_flag>(ref_t(flags_[tile]).load(::cuda::memory_order_acquire));
+    if (flag != tile_invalid) value = load_l2((flag == tile_prefix ? prefixes_ : aggregates_) + tile);
+    return flag;
+  }
+
+ private:
+  // The widest word that divides A's size and alignment.
+  using word_t = std::conditional_t<
+      sizeof(A) % 8 == 0 && alignof(A) >= 8, unsigned long long,
+      std::conditional_t<sizeof(A) % 4 == 0 && alignof(A) >= 4, unsigned,
+                         std::conditional_t<sizeof(A) % 2 == 0 && alignof(A) >= 2, unsigned short, unsigned char>>>;
+
+  // Reads past L1 (ld.cg): the value was written by another SM.
+  __device__ static A load_l2(const A* p) {
+    constexpr int words = static_cast<int>(sizeof(A) / sizeof(word_t));
+    word_t w[words];
+    const word_t* src = reinterpret_cast<const word_t*>(p);
+#pragma unroll
+    for (int i = 0; i < words; ++i) w[i] = __ldcg(src + i);
+    A v;
+    memcpy(&v, w, sizeof(A));
+    return v;
+  }
+
+  unsigned* flags_;
+  A* aggregates_;
+  A* prefixes_;
+};
+
+}  // namespace streamscan::cuda::detail
