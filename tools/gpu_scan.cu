@@ -10,38 +10,12 @@
 
 #include <streamscan/cuda.cuh>
 
+#include "cuda_timing.cuh"
 #include "tool.hpp"
 
 namespace streamscan_tool {
 namespace {
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
-// Median of `repeats` timed runs of f (after one warm-up), CUDA events.
-template <class F>
-double median_ms(int repeats, F f) {
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "cudaEventCreate");
-  check(cudaEventCreate(&stop), "cudaEventCreate");
-  f();
-  std::vector<double> times;
-  for (int r = 0; r < repeats; ++r) {
-    check(cudaEventRecord(start), "cudaEventRecord");
-    f();
-    check(cudaEventRecord(stop), "cudaEventRecord");
-    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    times.push_back(ms);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
+void check(cudaError_t e, const char* what) { cuda_check(e, what); }
 }  // namespace
 
 gpu_probe probe_gpu() {
@@ -72,7 +46,7 @@ std::vector<measurement> run_gpu(const std::vector<std::int32_t>& input, const s
 
   std::vector<measurement> results;
   results.push_back({"memcpy (device to device)",
-                     median_ms(repeats, [&] { check(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice), "memcpy"); }),
+                     median_ms(repeats, [&](int) { check(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice), "memcpy"); }),
                      true});
   {  // The baseline users reach for today, on the same buffers.
     std::size_t cub_bytes = 0;
@@ -80,7 +54,7 @@ std::vector<measurement> run_gpu(const std::vector<std::int32_t>& input, const s
     void* cub_temp = nullptr;
     check(cudaMalloc(&cub_temp, cub_bytes), "cudaMalloc");
     check(cudaMemset(d_out, 0xA7, bytes), "cudaMemset");
-    const double ms = median_ms(repeats, [&] {
+    const double ms = median_ms(repeats, [&](int) {
       check(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, d_in, d_out, n), "cub::DeviceScan::InclusiveSum");
     });
     std::vector<std::int32_t> out(input.size());
@@ -97,7 +71,7 @@ std::vector<measurement> run_gpu(const std::vector<std::int32_t>& input, const s
     void* temp = nullptr;
     check(cudaMalloc(&temp, temp_bytes), "cudaMalloc");
     check(cudaMemset(d_out, 0xA7, bytes), "cudaMemset");
-    const double ms = median_ms(repeats, [&] {
+    const double ms = median_ms(repeats, [&](int) {
       streamscan::throw_if_error(streamscan::cuda::inclusive_scan(temp, temp_bytes, static_cast<const std::int32_t*>(d_in),
                                                                   d_out, n, streamscan::plus{}, nullptr, opt));
     });

@@ -146,7 +146,7 @@ template <class A, class InIt, class OutIt, class Op>
 status scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt out,
             std::int64_t n, Op op, const scan_args<A>& args, scan_options opt) {
   static_assert(std::is_trivially_copyable_v<A>, "streamscan: the accumulator type must be trivially copyable");
-  if (status s = streamscan::detail::validate_range_args(fn, in, out, n); !s) return s;
+  if (status s = streamscan::detail::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
   const std::size_t required = required_temp_bytes<A>(n);
   if (temp == nullptr) {
     temp_bytes = required;

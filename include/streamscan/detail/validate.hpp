@@ -22,10 +22,13 @@ bool is_null_pointer(const It& it) {
   }
 }
 
-// n >= 0 and, when n > 0, neither input nor output is a null pointer.
+// n >= 0 and, when n > 0, neither input nor output is a null pointer. A size
+// query (`query`: temp == nullptr) may pass null data pointers, so that temp
+// storage can be sized before the data is allocated.
 template <class InIt, class OutIt>
-status validate_range_args(const char* fn, const InIt& in, const OutIt& out, std::int64_t n) {
+status validate_range_args(const char* fn, const InIt& in, const OutIt& out, std::int64_t n, bool query) {
   if (n < 0) return invalid_argument(fn, "argument 'n' is negative (" + std::to_string(n) + ")");
+  if (query) return status::ok();
   if (n > 0 && is_null_pointer(in))
     return invalid_argument(fn, "argument 'in' is a null pointer while n = " + std::to_string(n));
   if (n > 0 && is_null_pointer(out))

@@ -17,26 +17,30 @@
 namespace streamscan::cuda::detail {
 
 // Polls a status word: first back-to-back (a predecessor is usually about to
-// publish), then with exponentially growing sleeps so that spinning warps
-// leave issue slots and memory bandwidth to the blocks they wait for.
+// publish), then with exponentially growing sleeps, up to `max_ns`, so that
+// spinning warps leave issue slots and memory bandwidth to the blocks they
+// wait for. The chained scan caps the sleep low: every nanosecond a waiting
+// block oversleeps is added to the serial chain of hand-offs.
 class spin_backoff {
  public:
+  __device__ explicit spin_backoff(unsigned max_ns = 1024) : max_ns_(max_ns) {}
   __device__ void pause() {
     if (++polls_ <= 8) return;
     __nanosleep(delay_ns_);
-    if (delay_ns_ < 1024) delay_ns_ *= 2;
+    if (delay_ns_ < max_ns_) delay_ns_ *= 2;
   }
 
  private:
   int polls_ = 0;
-  unsigned delay_ns_ = 32;
+  unsigned delay_ns_ = 16;
+  unsigned max_ns_;
 };
 
 // Chained: returns the inclusive prefix of tile - 1 (tile > 0). One thread.
 template <class A, class Status>
 __device__ A wait_for_predecessor(const Status& status, std::int64_t tile) {
   A value;
-  spin_backoff backoff;
+  spin_backoff backoff(64);
   while (status.peek(tile - 1, value) != tile_prefix) backoff.pause();
   return value;
 }

@@ -61,16 +61,35 @@ status check_temp_and_pointers(const char* fn, void* temp, std::size_t& temp_byt
   return status::ok();
 }
 
+// Whether the vectorised single-pass kernel can take these iterators: raw
+// pointers of the accumulator type whose size divides 16 bytes (the pointers'
+// alignment is checked at run time).
+template <class A, class InIt, class OutIt>
+constexpr bool vector_kernel_fits() {
+  if constexpr (std::is_pointer_v<InIt> && std::is_pointer_v<OutIt>) {
+    return std::is_same_v<std::remove_cv_t<std::remove_pointer_t<InIt>>, A> &&
+           std::is_same_v<std::remove_pointer_t<OutIt>, A> && vector_scan_policy_for<A>::applies;
+  } else {
+    return false;
+  }
+}
+
 // Single-pass strategies: temp storage is a tile counter and the tile status
-// words, both reset by one stream-ordered memset; then one kernel.
+// words, both reset by one stream-ordered memset; then one kernel. The chained
+// scan always runs seed 000's matrix scan in shared memory (agent_scan); the
+// decoupled look-back runs the vectorised agent where the pointers allow.
 template <bool Chained, class A, class InIt, class OutIt, class Op>
 status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt out,
                                  std::int64_t n, Op op, maybe<A> init, scan_mode mode, cudaStream_t stream,
                                  const device_facts& facts) {
   using policy = single_pass_policy_for<A, Chained>;
+  using vector_policy = vector_scan_policy_for<A>;
+  constexpr bool vector_fits = !Chained && vector_kernel_fits<A, InIt, OutIt>();
   constexpr std::size_t counter_bytes = 256;  // keeps the status words 256-byte aligned
-  const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
-  const std::size_t status_bytes = tile_status<A>::bytes(tiles);
+  // Temp storage is sized before the pointers are known: for the smaller tile.
+  constexpr std::int64_t sizing_tile =
+      vector_fits && vector_policy::tile_items < policy::tile_items ? vector_policy::tile_items : policy::tile_items;
+  const std::size_t status_bytes = tile_status<A>::bytes((n + sizing_tile - 1) / sizing_tile);
   bool proceed = false;
   void* aligned = nullptr;
   if (status s = check_temp_and_pointers(fn, temp, temp_bytes, counter_bytes + status_bytes, in, out, n, facts,
@@ -83,10 +102,20 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
     return cuda_status(fn, "resetting the tile status words (cudaMemsetAsync)", e);
   }
   constexpr look_back_kind kind = Chained ? look_back_kind::chained : look_back_kind::decoupled;
+  auto* counter = reinterpret_cast<unsigned long long*>(bytes);
+  if constexpr (vector_fits) {
+    if (reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+      const std::int64_t tiles = (n + vector_policy::tile_items - 1) / vector_policy::tile_items;
+      return launch(fn, "single_pass_vector_scan_kernel<decoupled>",
+                    single_pass_vector_scan_kernel<vector_policy, kind, A, Op>, tiles, vector_policy::threads, stream,
+                    static_cast<const A*>(in), out, n, tile_status<A>(bytes + counter_bytes, tiles), counter, init,
+                    mode, op);
+    }
+  }
+  const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
   return launch(fn, Chained ? "single_pass_scan_kernel<chained>" : "single_pass_scan_kernel<decoupled>",
                 single_pass_scan_kernel<policy, kind, A, InIt, OutIt, Op>, tiles, policy::threads, stream, in, out,
-                n, tile_status<A>(bytes + counter_bytes, tiles), reinterpret_cast<unsigned long long*>(bytes), init,
-                mode, op);
+                n, tile_status<A>(bytes + counter_bytes, tiles), counter, init, mode, op);
 }
 
 template <class A, class InIt, class OutIt, class Op>
@@ -97,7 +126,7 @@ status dispatch_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt i
   static_assert(std::is_default_constructible_v<A>, "streamscan: the accumulator type must be default constructible");
   using policy = scan_policy_for<A>;
 
-  if (status s = streamscan::detail::validate_range_args(fn, in, out, n); !s) return s;
+  if (status s = streamscan::detail::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
   switch (opt.strategy) {
     case scan_strategy::automatic:
     case scan_strategy::reduce_then_scan:

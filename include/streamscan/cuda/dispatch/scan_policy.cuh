@@ -48,6 +48,29 @@ struct single_pass_policy_for {
   static constexpr block_scan_algorithm block_algorithm = value.block_algorithm;
 };
 
+// The vectorised single-pass kernel: 16-byte loads, `vectors` of them in
+// flight per thread (the anchors' streaming reduce needed 8+ 16-byte loads
+// per thread to approach copy speed on an H200), at most 32 values per thread.
+struct vector_scan_policy {
+  int threads;
+  int vectors;
+};
+
+constexpr vector_scan_policy select_vector_scan_policy(std::size_t value_bytes) {
+  const int width = static_cast<int>(16 / value_bytes);
+  return vector_scan_policy{256, width * 8 <= 32 ? 8 : 32 / width};
+}
+
+template <class A>
+struct vector_scan_policy_for {
+  static constexpr bool applies = sizeof(A) <= 16 && 16 % sizeof(A) == 0;
+  static constexpr vector_scan_policy value = select_vector_scan_policy(applies ? sizeof(A) : 16);
+  static constexpr int threads = value.threads;
+  static constexpr int vectors = value.vectors;
+  static constexpr int vector_width = applies ? static_cast<int>(16 / sizeof(A)) : 1;
+  static constexpr int tile_items = threads * vectors * vector_width;
+};
+
 template <class A>
 struct scan_policy_for {
   static constexpr scan_policy value = select_scan_policy(sizeof(A));
