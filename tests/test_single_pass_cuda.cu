@@ -47,6 +47,7 @@ void check_reused_temp(ss::scan_strategy strategy, Op op, const char* name) {
                  std::to_string(n) + " " + ss::to_string(strategy));
     const auto in = st::random_vector<T>(rng, n);
     STREAMSCAN_TEST_CUDA(cudaMemcpy(d_in.get(), in.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());  // the pageable copy's DMA, before the non-blocking stream reads it
     std::size_t bytes = max_bytes;  // more than this n needs: allowed
     const ss::status s = ss::cuda::inclusive_scan(temp.get(), bytes, static_cast<const T*>(d_in.get()), d_out.get(), n,
                                                   op, st::test_stream(), {strategy});

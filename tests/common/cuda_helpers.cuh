@@ -38,8 +38,12 @@ class device_buffer {
   }
   T* get() const { return p_; }
   std::size_t size() const { return n_; }
+  // Waits for the copy to land: cudaMemcpy from pageable memory may return
+  // before its DMA is done, and the tests' non-blocking stream would not wait.
   void upload(const std::vector<T>& v) {
-    if (!v.empty()) STREAMSCAN_TEST_CUDA(cudaMemcpy(p_, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+    if (v.empty()) return;
+    STREAMSCAN_TEST_CUDA(cudaMemcpy(p_, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+    STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
   }
   void download(std::vector<T>& v) const {
     v.resize(n_);

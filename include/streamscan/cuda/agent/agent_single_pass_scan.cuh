@@ -64,10 +64,8 @@ class agent_single_pass_scan {
     }
     if (lane == 0) s_.warp_inclusive[warp].get() = carry.value;
     __syncthreads();
-    if (warp == 0) {
-      const A x = lane < warps ? s_.warp_inclusive[lane].get() : s_.warp_inclusive[0].get();
-      const A incl = warp_scan::inclusive(x, op_, lane, warps);
-      if (lane < warps) s_.warp_inclusive[lane].get() = incl;
+    if (warp == 0 && lane < warps) {  // only the lanes the shuffles' mask names
+      s_.warp_inclusive[lane].get() = warp_scan::inclusive(s_.warp_inclusive[lane].get(), op_, lane, warps);
     }
     __syncthreads();
     return s_.warp_inclusive[warps - 1].get();
