@@ -6,7 +6,8 @@ namespace streamscan {
 // Which device-wide scan algorithm runs. Every strategy gives the same result
 // for associative operators (floating-point sums may differ in rounding).
 enum class scan_strategy {
-  automatic,         // the library picks (today reduce_then_scan: fewer bytes, and faster where measured)
+  automatic,         // the library picks: decoupled_lookback on the GPU (fastest where measured),
+                     // reduce_then_scan on the CPU
   reduce_then_scan,  // seed 000 fig. 2: reduce partitions, scan partials, scan with prefix (~3n traffic)
   scan_then_add,     // seed 000 fig. 1: scan partitions, scan partials, add prefixes (~4n traffic);
                      // reads the output back, so it needs a readable output iterator

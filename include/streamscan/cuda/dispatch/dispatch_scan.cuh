@@ -137,6 +137,12 @@ status dispatch_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt i
       return streamscan::detail::invalid_argument(fn, "argument 'options.strategy' is not a strategy this build knows");
   }
 
+  // automatic: the decoupled look-back, the fastest strategy in every measured
+  // case but one (docs/performance.md, H200, 2026-11-21: int32 2^28 0.732 ms
+  // against reduce_then_scan's 0.929; 16-byte struct 3.89 ms against 4.86;
+  // uint64 at 2^28 is the exception, 1.77 ms against 1.73, within 3%).
+  if (opt.strategy == scan_strategy::automatic) opt.strategy = scan_strategy::decoupled_lookback;
+
   device_facts facts;
   if (status s = current_device_facts(fn, facts); !s) return s;
   if (opt.strategy == scan_strategy::chained)
@@ -180,9 +186,8 @@ status dispatch_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt i
       return s;
     }
   }
-  // Fig. 2, also `automatic`: reduce each partition, scan the totals, then scan
-  // each partition from its prefix: ~3n traffic. Measured on an H200
-  // (scripts/gpu-check, 2^26 int32): 0.249 ms against scan_then_add's 0.332 ms.
+  // Fig. 2: reduce each partition, scan the totals, then scan each partition
+  // from its prefix: ~3n traffic.
   status s = launch(fn, "reduce_partitions_kernel", reduce_partitions_kernel<policy, A, InIt, Op>,
                     plan.partitions, threads, stream, in, n, tpp, partials, op);
   if (s) s = launch(fn, "scan_partials_kernel", scan_partials, 1, threads, stream, partials,
