@@ -42,12 +42,9 @@ class agent_single_pass_scan {
   // Loads tile elements [0, valid) and scans each warp's slice in registers.
   // Returns the tile total (every thread). A partial tile also folds filler
   // values into its total; only the last tile is partial, and no one reads it.
-  // `FromShared`: `in` is a shared-memory copy of the tile (the pipelined
-  // kernel's), read with plain loads instead of streaming global ones.
-  template <bool FromShared = false>
   __device__ A scan_slices(const A* in, int valid, A (&v)[vectors][width]) {
     const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
-    load<FromShared>(in, valid, v, lane, warp);
+    load(in, valid, v, lane, warp);
     maybe<A> carry{A{}, false};
 #pragma unroll
     for (int k = 0; k < vectors; ++k) {
@@ -113,15 +110,13 @@ class agent_single_pass_scan {
     A x[width];
   };
 
-  template <bool FromShared>
   __device__ static void load(const A* in, int valid, A (&v)[vectors][width], int lane, int warp) {
     const int slice = warp * warp_items;
     if (valid == tile_items) {
       const vector_t* src = reinterpret_cast<const vector_t*>(in + slice);
       vector_t raw[vectors];
 #pragma unroll
-      for (int k = 0; k < vectors; ++k)  // all loads issued first
-        raw[k] = FromShared ? src[32 * k + lane] : load_16(src + 32 * k + lane);
+      for (int k = 0; k < vectors; ++k) raw[k] = load_16(src + 32 * k + lane);  // all loads issued first
 #pragma unroll
       for (int k = 0; k < vectors; ++k)
 #pragma unroll

@@ -49,16 +49,22 @@ struct single_pass_policy_for {
 };
 
 // The vectorised single-pass kernel: 16-byte loads, `vectors` of them in
-// flight per thread (the anchors' streaming reduce needed 8+ 16-byte loads
-// per thread to approach copy speed on an H200), at most 32 values per thread.
+// flight per thread. Chosen by bench/tune_single_pass on an H200, 2026-11-21
+// (docs/results/tune_single_pass_2026-11-21_h200.txt), 2^28 values:
+//   4-byte:  128 threads x 16 loads: 0.689 ms (74% of memcpy); 256 x 8: 0.725 ms
+//   8-byte:  256 x 12: 1.591 ms (64%); 256 x 8: 1.731 ms
+//   16-byte: 256 x 16: 0.843 ms at 2^26 (67%); 256 x 8: 0.956 ms
+// Values under 4 bytes keep 32 values per thread (registers).
 struct vector_scan_policy {
   int threads;
   int vectors;
 };
 
 constexpr vector_scan_policy select_vector_scan_policy(std::size_t value_bytes) {
-  const int width = static_cast<int>(16 / value_bytes);
-  return vector_scan_policy{256, width * 8 <= 32 ? 8 : 32 / width};
+  if (value_bytes < 4) return vector_scan_policy{128, static_cast<int>(32 / (16 / value_bytes))};
+  if (value_bytes == 4) return vector_scan_policy{128, 16};
+  if (value_bytes == 8) return vector_scan_policy{256, 12};
+  return vector_scan_policy{256, 16};
 }
 
 template <class A>

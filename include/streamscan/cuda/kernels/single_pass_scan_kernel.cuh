@@ -12,9 +12,6 @@
 // (agent_single_pass_scan).
 #pragma once
 
-#include <cooperative_groups.h>
-#include <cuda/barrier>
-
 #include <cstdint>
 
 #include "../agent/agent_scan.cuh"
@@ -108,72 +105,6 @@ __global__ void __launch_bounds__(Policy::threads)
   const A tile_total = agent.scan_slices(in + t.base, t.valid, values);
   const maybe<A> prefix = resolve_tile_prefix<LookBack>(status, t, tile_total, init, op, shared_prefix);
   agent.finish(out + t.base, t.valid, values, prefix, mode);
-}
-
-// Persistent and pipelined: a grid that fits the GPU at once loops over tiles
-// and keeps the next tile's input streaming into shared memory (the bulk copy
-// engine, cp.async.bulk, completing on an mbarrier) while it scans, looks back
-// and stores the current one, so that loads stay in flight through the
-// look-back. Tile ids still come from the counter in increasing order per
-// block, so the lowest unfinished tile is always being worked on: no deadlock.
-// Only full tiles go through the copy engine; the last, partial one is read
-// directly.
-#pragma nv_diag_suppress static_var_with_dynamic_init
-template <class Policy, look_back_kind LookBack, class A, class Op>
-__global__ void __launch_bounds__(Policy::threads)
-    single_pass_pipelined_scan_kernel(const A* in, A* out, std::int64_t n, tile_status<A> status,
-                                      unsigned long long* tile_counter, maybe<A> initial, scan_mode mode, Op op) {
-  using agent_t = agent_single_pass_scan<Policy, A, Op>;
-  using barrier_t = ::cuda::barrier<::cuda::thread_scope_block>;
-  constexpr int tile_items = agent_t::tile_items;
-  constexpr std::size_t tile_bytes = sizeof(A) * tile_items;
-  __shared__ alignas(128) unsigned char stage_bytes[2][tile_bytes];
-  __shared__ barrier_t stage_ready[2];
-  __shared__ typename agent_t::temp_storage storage;
-  __shared__ std::int64_t stage_tile[2];
-  __shared__ uninitialized<A> shared_prefix;
-  const auto block = cooperative_groups::this_thread_block();
-  const std::int64_t tiles = (n + tile_items - 1) / tile_items;
-
-  // Takes the next tile id for `stage` and starts copying it in, if full.
-  auto fetch = [&](int stage) {
-    if (threadIdx.x == 0) stage_tile[stage] = static_cast<std::int64_t>(atomicAdd(tile_counter, 1ull));
-    __syncthreads();  // the id is seen, and the stage's buffer is no longer read
-    const std::int64_t tile = stage_tile[stage];
-    if (tile < tiles && (tile + 1) * tile_items <= n)
-      ::cuda::memcpy_async(block, reinterpret_cast<A*>(stage_bytes[stage]), in + tile * tile_items,
-                           ::cuda::aligned_size_t<16>(tile_bytes), stage_ready[stage]);
-  };
-
-  if (threadIdx.x == 0) {
-    init(&stage_ready[0], blockDim.x);
-    init(&stage_ready[1], blockDim.x);
-  }
-  __syncthreads();
-  agent_t agent(storage, op);
-  int stage = 0;
-  fetch(0);
-  while (stage_tile[stage] < tiles) {
-    fetch(stage ^ 1);  // the next tile streams in while this one is processed
-    tile_slot t;
-    t.tile = stage_tile[stage];
-    t.base = t.tile * tile_items;
-    const std::int64_t left = n - t.base;
-    t.valid = left < tile_items ? static_cast<int>(left) : tile_items;
-    t.last = left <= tile_items;
-    A values[agent_t::vectors][agent_t::width];
-    A tile_total;
-    if (t.valid == tile_items) {
-      stage_ready[stage].arrive_and_wait();
-      tile_total = agent.template scan_slices<true>(reinterpret_cast<const A*>(stage_bytes[stage]), t.valid, values);
-    } else {
-      tile_total = agent.scan_slices(in + t.base, t.valid, values);
-    }
-    const maybe<A> prefix = resolve_tile_prefix<LookBack>(status, t, tile_total, initial, op, shared_prefix);
-    agent.finish(out + t.base, t.valid, values, prefix, mode);
-    __syncthreads();  // agent storage and shared_prefix are reused by the next tile
-    stage ^= 1;
-  }
 }
 
 }  // namespace streamscan::cuda::detail
