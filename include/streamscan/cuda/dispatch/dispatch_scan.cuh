@@ -138,9 +138,9 @@ status dispatch_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt i
   }
 
   // automatic: the decoupled look-back, the fastest strategy in every measured
-  // case but one (docs/performance.md, H200, 2026-11-21: int32 2^28 0.732 ms
-  // against reduce_then_scan's 0.929; 16-byte struct 3.89 ms against 4.86;
-  // uint64 at 2^28 is the exception, 1.77 ms against 1.73, within 3%).
+  // case (docs/performance.md, H200, 2026-11-21, 2^28: int32 0.684 ms against
+  // reduce_then_scan's 0.928; uint64 1.584 against 1.730; 16-byte struct 3.32
+  // against 4.84).
   if (opt.strategy == scan_strategy::automatic) opt.strategy = scan_strategy::decoupled_lookback;
 
   device_facts facts;
