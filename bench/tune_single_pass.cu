@@ -35,12 +35,13 @@ __host__ __device__ bool operator==(const vec4i& a, const vec4i& b) {
   return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w;
 }
 
-template <class A, int Threads, int Vectors>
+template <class A, int Threads, int Vectors, unsigned SleepNs = 1024>
 struct policy {
   static constexpr int threads = Threads;
   static constexpr int vectors = Vectors;
   static constexpr int vector_width = static_cast<int>(16 / sizeof(A));
   static constexpr int tile_items = threads * vectors * vector_width;
+  static constexpr unsigned look_back_sleep_ns = SleepNs;
 };
 
 template <class A, class P, class Op>
@@ -62,8 +63,9 @@ void measure(const char* type, const A* in, A* out, const A* reference, std::int
   cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                  &blocks_per_sm, sd::single_pass_vector_scan_kernel<P, sd::look_back_kind::decoupled, A, Op>, P::threads, 0),
              "occupancy");
-  std::printf("  %-6s threads %4d  loads/thread %2d  tile %6d  blocks/SM %2d  %8.4f ms  %5.1f%% of memcpy  %s\n", type,
-              P::threads, P::vectors, P::tile_items, blocks_per_sm, ms, 100.0 * memcpy_ms / ms, ok ? "ok" : "WRONG");
+  std::printf("  %-6s threads %4d  loads/thread %2d  sleep cap %4u ns  tile %6d  blocks/SM %2d  %8.4f ms  %5.1f%% of memcpy  %s\n",
+              type, P::threads, P::vectors, P::look_back_sleep_ns, P::tile_items, blocks_per_sm, ms,
+              100.0 * memcpy_ms / ms, ok ? "ok" : "WRONG");
 }
 
 template <class A, class Op>
@@ -81,17 +83,22 @@ void sweep(const char* type, int log2n, int repeats, Op op) {
   cuda_check(cudaMalloc(&cub_temp, cub_bytes), "malloc");
   cuda_check(cub::DeviceScan::InclusiveScan(cub_temp, cub_bytes, in, reference, op, n), "cub");
   void* temp;
-  cuda_check(cudaMalloc(&temp, 256 + sd::tile_status<A>::bytes(n / 64 + 1)), "malloc");
+  cuda_check(cudaMalloc(&temp, 256 + sd::tile_status<A>::bytes(n / 32 + 1)), "malloc");
   const double memcpy_ms = streamscan_tool::median_ms(
       repeats, [&](int) { cuda_check(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice), "memcpy"); });
   std::printf("%s 2^%d: memcpy %.4f ms\n", type, log2n, memcpy_ms);
+  // Block shape x loads in flight, then the look-back's polling backoff cap.
+  // One- and two-warp blocks: a tile per warp, no warp idles at a barrier
+  // while another looks back.
+  measure<A, policy<A, 32, 8>>(type, in, out, reference, n, temp, memcpy_ms, repeats, op);
+  measure<A, policy<A, 32, 16>>(type, in, out, reference, n, temp, memcpy_ms, repeats, op);
+  measure<A, policy<A, 64, 8>>(type, in, out, reference, n, temp, memcpy_ms, repeats, op);
+  measure<A, policy<A, 64, 16>>(type, in, out, reference, n, temp, memcpy_ms, repeats, op);
   measure<A, policy<A, 128, 8>>(type, in, out, reference, n, temp, memcpy_ms, repeats, op);
-  measure<A, policy<A, 256, 4>>(type, in, out, reference, n, temp, memcpy_ms, repeats, op);
   measure<A, policy<A, 128, 16>>(type, in, out, reference, n, temp, memcpy_ms, repeats, op);
   measure<A, policy<A, 256, 8>>(type, in, out, reference, n, temp, memcpy_ms, repeats, op);
   measure<A, policy<A, 256, 12>>(type, in, out, reference, n, temp, memcpy_ms, repeats, op);
   measure<A, policy<A, 256, 16>>(type, in, out, reference, n, temp, memcpy_ms, repeats, op);
-  measure<A, policy<A, 512, 8>>(type, in, out, reference, n, temp, memcpy_ms, repeats, op);
   cudaFree(in);
   cudaFree(out);
   cudaFree(reference);

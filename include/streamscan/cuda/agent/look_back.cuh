@@ -46,9 +46,9 @@ __device__ A wait_for_predecessor(const Status& status, std::int64_t tile) {
 }
 
 // Decoupled: returns the exclusive prefix of `tile` (tile > 0) in every lane.
-// Call with the whole of warp 0.
+// Call with the whole of warp 0. `max_sleep_ns` caps the polling backoff.
 template <class A, class Status, class Op>
-__device__ A look_back_decoupled(const Status& status, std::int64_t tile, Op& op) {
+__device__ A look_back_decoupled(const Status& status, std::int64_t tile, Op& op, unsigned max_sleep_ns = 1024) {
   const int lane = static_cast<int>(threadIdx.x % 32);
   A running{};
   bool have_running = false;
@@ -58,7 +58,7 @@ __device__ A look_back_decoupled(const Status& status, std::int64_t tile, Op& op
     const std::int64_t pred = nearest - lane;
     A value{};
     tile_flag flag = tile_prefix;
-    spin_backoff backoff;
+    spin_backoff backoff(max_sleep_ns);
     while (true) {
       if (pred >= 0) flag = status.peek(pred, value);
       if (!__any_sync(0xffffffffu, flag == tile_invalid)) break;

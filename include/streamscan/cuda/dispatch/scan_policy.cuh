@@ -75,6 +75,7 @@ struct vector_scan_policy_for {
   static constexpr int vectors = value.vectors;
   static constexpr int vector_width = applies ? static_cast<int>(16 / sizeof(A)) : 1;
   static constexpr int tile_items = threads * vectors * vector_width;
+  static constexpr unsigned look_back_sleep_ns = 1024;  // cap of the look-back's polling backoff
 };
 
 template <class A>

@@ -46,7 +46,7 @@ __device__ tile_slot next_tile(unsigned long long* counter, std::int64_t n, std:
 
 // The tile's exclusive prefix (every thread), published onwards as early as
 // the look-back allows. Tile 0's prefix is the init (if any).
-template <look_back_kind LookBack, class A, class Op>
+template <look_back_kind LookBack, unsigned MaxSleepNs = 1024, class A, class Op>
 __device__ maybe<A> resolve_tile_prefix(const tile_status<A>& status, const tile_slot& t, const A& tile_total,
                                         maybe<A> init, Op& op, uninitialized<A>& shared_prefix) {
   if (t.tile == 0) {
@@ -57,7 +57,7 @@ __device__ maybe<A> resolve_tile_prefix(const tile_status<A>& status, const tile
   if (LookBack == look_back_kind::decoupled) {
     if (threadIdx.x < 32) {
       if (threadIdx.x == 0 && !t.last) status.publish(t.tile, tile_aggregate, tile_total);
-      const A prefix = look_back_decoupled<A>(status, t.tile, op);
+      const A prefix = look_back_decoupled<A>(status, t.tile, op, MaxSleepNs);
       if (threadIdx.x == 0) {
         if (!t.last) status.publish(t.tile, tile_prefix, op(prefix, tile_total));
         shared_prefix.get() = prefix;
@@ -103,7 +103,8 @@ __global__ void __launch_bounds__(Policy::threads)
   agent_t agent(storage, op);
   A values[agent_t::vectors][agent_t::width];
   const A tile_total = agent.scan_slices(in + t.base, t.valid, values);
-  const maybe<A> prefix = resolve_tile_prefix<LookBack>(status, t, tile_total, init, op, shared_prefix);
+  const maybe<A> prefix =
+      resolve_tile_prefix<LookBack, Policy::look_back_sleep_ns>(status, t, tile_total, init, op, shared_prefix);
   agent.finish(out + t.base, t.valid, values, prefix, mode);
 }
 
