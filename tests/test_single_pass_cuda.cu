@@ -106,11 +106,13 @@ TEST_F(single_pass_cuda, concurrent_streams) {
   }
 }
 
-// The chained scan adds each tile's total to exactly its predecessor's prefix,
+// Both single-pass scans form every prefix as the same left-to-right fold of
+// tile totals (the chain by construction, the look-back by folding in order),
 // so float results must be bit-for-bit the same on every run, whatever the
 // timing: alone, or sharing the GPU with other work on another stream.
-TEST_F(single_pass_cuda, chained_float_is_deterministic) {
-  auto rng = st::make_rng("chained_determinism");
+void check_float_determinism(ss::scan_strategy strategy) {
+  SCOPED_TRACE(std::string("seed ") + std::to_string(st::global_seed()) + " " + ss::to_string(strategy));
+  auto rng = st::make_rng(std::string("determinism_") + ss::to_string(strategy));
   const std::int64_t n = (std::int64_t{1} << 24) + 12345;
   const auto in = st::random_vector<float>(rng, n);
   st::device_buffer<float> d_in(n), d_out(n), d_noise_in(n), d_noise_out(n);
@@ -123,11 +125,11 @@ TEST_F(single_pass_cuda, chained_float_is_deterministic) {
     if (run % 2 == 1) {  // other scans compete for the SMs and change the schedule
       for (int k = 0; k < 3; ++k)
         ss::cuda::inclusive_scan(static_cast<const float*>(d_noise_in.get()), d_noise_out.get(), n, ss::plus{},
-                                 noise, {ss::scan_strategy::decoupled_lookback});
+                                 noise, {ss::scan_strategy::reduce_then_scan});
     }
     STREAMSCAN_TEST_CUDA(cudaMemsetAsync(d_out.get(), 0xA7, n * sizeof(float), st::test_stream()));
     ss::cuda::inclusive_scan(static_cast<const float*>(d_in.get()), d_out.get(), n, ss::plus{}, st::test_stream(),
-                             {ss::scan_strategy::chained});
+                             {strategy});
     STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
     d_out.download(run == 0 ? first : again);
     if (run > 0) {
@@ -139,6 +141,10 @@ TEST_F(single_pass_cuda, chained_float_is_deterministic) {
   const std::vector<double> in_d(in.begin(), in.end());
   const auto exact = st::oracle_scan<double>(in_d, ss::plus{}, st::scan_kind::inclusive, 0.0);
   EXPECT_TRUE(st::compare_float(first, exact, st::float_error_scale(in, exact, 0.0)));
+}
+
+TEST_F(single_pass_cuda, float_results_are_deterministic) {
+  for (const auto strategy : single_pass) check_float_determinism(strategy);
 }
 
 }  // namespace

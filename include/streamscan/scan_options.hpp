@@ -14,7 +14,8 @@ enum class scan_strategy {
   chained,           // seed 000 StreamScan: single pass (~2n), each tile waits for its predecessor's
                      // prefix only; floating-point results are run-to-run deterministic
   decoupled_lookback,  // seed 001 / Merrill & Garland: single pass (~2n), a warp looks back over
-                       // many predecessors at once
+                       // many predecessors at once; folds them left to right, so it is
+                       // run-to-run deterministic as well
 };
 
 inline const char* to_string(scan_strategy s) noexcept {

@@ -5,8 +5,9 @@
 //    predecessor's inclusive prefix. Each prefix is one op on the previous one,
 //    so floating-point results do not depend on timing.
 //  * decoupled (Merrill & Garland; seed 001 sec. 2.2): warp 0 inspects the 32
-//    nearest predecessors at once, folds their aggregates up to the nearest
-//    inclusive prefix, and walks further back while none is found.
+//    nearest predecessors at once, walks further back while none holds an
+//    inclusive prefix, and folds the aggregates after the nearest one, left to
+//    right, so that results are deterministic too.
 #pragma once
 
 #include <cstdint>
@@ -47,37 +48,56 @@ __device__ A wait_for_predecessor(const Status& status, std::int64_t tile) {
 
 // Decoupled: returns the exclusive prefix of `tile` (tile > 0) in every lane.
 // Call with the whole of warp 0. `max_sleep_ns` caps the polling backoff.
+//
+// The prefix is folded strictly left to right: from the nearest inclusive
+// prefix P_j, then A_{j+1}, ..., A_{tile-1}, one op at a time. Every P is made
+// the same way (P_i = P_{i-1} (+) A_i), so whichever P a tile happens to find,
+// it applies the same operations in the same order as the chain would: results
+// are bit-for-bit run-to-run deterministic, floating point included. Usually
+// the nearest P is a tile or two away, so the serial fold is short.
 template <class A, class Status, class Op>
 __device__ A look_back_decoupled(const Status& status, std::int64_t tile, Op& op, unsigned max_sleep_ns = 1024) {
   const int lane = static_cast<int>(threadIdx.x % 32);
-  A running{};
-  bool have_running = false;
-  for (std::int64_t nearest = tile - 1;; nearest -= 32) {
-    // Lane l inspects tile nearest - l. Tile 0 always publishes P, so lanes
-    // past it (negative tiles) lie beyond the P that ends the walk.
-    const std::int64_t pred = nearest - lane;
-    A value{};
+  constexpr unsigned all = 0xffffffffu;
+  // Lane l inspects tile `window - l`; waits until none of those is X.
+  // Tile 0 always publishes P, so lanes past it (negative tiles) lie beyond
+  // the P that ends the walk and read as P.
+  auto inspect = [&](std::int64_t window, A& value) {
+    const std::int64_t pred = window - lane;
     tile_flag flag = tile_prefix;
     spin_backoff backoff(max_sleep_ns);
     while (true) {
       if (pred >= 0) flag = status.peek(pred, value);
-      if (!__any_sync(0xffffffffu, flag == tile_invalid)) break;
+      if (!__any_sync(all, flag == tile_invalid)) break;
       backoff.pause();
     }
-    const unsigned prefixes = __ballot_sync(0xffffffffu, flag == tile_prefix);
-    const int lanes = prefixes ? __ffs(prefixes) : 32;  // lanes [0, lanes) take part
-    // Fold lanes [0, lanes) in sequence order: a higher lane is an earlier
-    // tile, so it goes on the left of op.
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-      const A other = shfl_down(0xffffffffu, value, d);
-      if ((lane & (2 * d - 1)) == 0 && lane + d < lanes) value = op(other, value);
+    return __ballot_sync(all, flag == tile_prefix);
+  };
+  // Folds lanes [0, from] of `value` into acc, highest lane (earliest tile) first.
+  auto fold = [&](A acc, const A& value, int from) {
+    for (int l = from; l >= 0; --l) acc = op(acc, shfl_idx(all, value, l));
+    return acc;
+  };
+
+  // Walk back to the nearest window holding a P.
+  std::int64_t window = tile - 1;
+  A value{};
+  unsigned prefixes;
+  while ((prefixes = inspect(window, value)) == 0) window -= 32;
+  int p = __ffs(prefixes) - 1;
+  A acc = fold(shfl_idx(all, value, p), value, p - 1);
+  // Then forward through the nearer windows, re-read in order. A tile that
+  // has turned P since is a valid new start: it holds the same fold.
+  for (window += 32; window <= tile - 1; window += 32) {
+    prefixes = inspect(window, value);
+    if (prefixes) {
+      p = __ffs(prefixes) - 1;
+      acc = fold(shfl_idx(all, value, p), value, p - 1);
+    } else {
+      acc = fold(acc, value, 31);
     }
-    value = shfl_idx(0xffffffffu, value, 0);  // lane 0 holds the window's fold
-    running = have_running ? op(value, running) : value;
-    have_running = true;
-    if (prefixes) return running;
   }
+  return acc;
 }
 
 }  // namespace streamscan::cuda::detail
