@@ -137,10 +137,10 @@ status dispatch_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt i
       return streamscan::detail::invalid_argument(fn, "argument 'options.strategy' is not a strategy this build knows");
   }
 
-  // automatic: the decoupled look-back, the fastest strategy in every measured
-  // case (docs/performance.md, H200, 2026-11-21, 2^28: int32 0.684 ms against
-  // reduce_then_scan's 0.928; uint64 1.584 against 1.730; 16-byte struct 3.32
-  // against 4.84).
+  // automatic: the decoupled look-back, fastest or tied in every measured case
+  // (docs/performance.md, H200, 2026-11-21, 2^28: int32 0.695 ms against
+  // reduce_then_scan's 0.93; 16-byte struct 3.45 against 4.8; uint64 1.72,
+  // level with reduce_then_scan), and deterministic as well.
   if (opt.strategy == scan_strategy::automatic) opt.strategy = scan_strategy::decoupled_lookback;
 
   device_facts facts;
