@@ -91,7 +91,7 @@ struct partials_view {
 
 // Exclusive scan of the partials in place: partial[c] becomes the combination
 // of everything before chunk c (init included). Chunk 0 keeps no prefix unless
-// there is an init; returns whether chunk 0 has one.
+// there is an init.
 template <class A, class Op>
 void scan_partials(partials_view<A> p, std::int64_t chunks, const std::optional<A>& init, Op& op) {
   std::optional<A> carry = init;

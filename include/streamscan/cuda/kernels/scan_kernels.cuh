@@ -66,9 +66,10 @@ __global__ void __launch_bounds__(Policy::threads)
   }
 }
 
-// Scans each partition, starting from its prefix when it has one (prefixes ==
-// nullptr: a single partition whose prefix is `init`). When `totals` is given,
-// writes each partition's total (scan_then_add's first pass).
+// Scans each partition. Partition 0 starts from `init` (if present); a later
+// one from prefixes[p] when `prefixes` is given, else from nothing (a single
+// partition, or scan_then_add's first pass, which calls with an absent init).
+// When `totals` is given, writes each partition's total.
 template <class Policy, class A, class InIt, class OutIt, class Op>
 __global__ void __launch_bounds__(Policy::threads)
     scan_partitions_kernel(InIt in, OutIt out, std::int64_t n, std::int64_t tiles_per_partition,
