@@ -1,29 +1,32 @@
-// The streamscan command: shared declarations of its CPU and GPU halves.
+// The streamscan command: what its GPU half (gpu_*.cu, or no_gpu.cpp in a
+// build without CUDA) and its CPU half (cpu_tool.cpp) offer to main.
 #pragma once
 
-#include <cstdint>
 #include <string>
-#include <vector>
+
+#include "cli.hpp"
+#include "report.hpp"
 
 namespace streamscan_tool {
 
-struct measurement {
-  std::string what;      // e.g. "reduce_then_scan"
-  double median_ms = 0;  // median over the repeats
-  bool verified = false; // output equal to the host reference
-};
-
 struct gpu_probe {
   bool present = false;
-  std::string name;  // e.g. "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)"
+  std::string name;  // e.g. "NVIDIA H200 (sm_90, 132 SMs)"
   std::string why_not;
 };
 
 gpu_probe probe_gpu();
 
-// Scans `input` (int32, plus) on the GPU with every strategy and times, on the
-// same buffers, a device-to-device memcpy and CUB's InclusiveSum beside it.
-std::vector<measurement> run_gpu(const std::vector<std::int32_t>& input, const std::vector<std::int32_t>& expected,
-                                 int repeats);
+// Each returns the process exit status (0 ok, 1 a check failed); run-time
+// errors are thrown as std::exception.
+int gpu_bench(const bench_options& opt, bench_report& report);
+int gpu_tune(const tune_options& opt);
+int gpu_verify(const verify_options& opt);
+
+int cpu_bench(const bench_options& opt, bench_report& report);
+int cpu_verify(const verify_options& opt);
+
+// The compiled-in candidate policies of every strategy (no GPU needed).
+void list_candidates();
 
 }  // namespace streamscan_tool

@@ -1,6 +1,9 @@
 // streamscan/scan_options.hpp - run-time choices shared by every back end.
 #pragma once
 
+#include <cstring>
+#include <initializer_list>
+
 namespace streamscan {
 
 // Which device-wide scan algorithm runs. Every strategy gives the same result
@@ -29,8 +32,28 @@ inline const char* to_string(scan_strategy s) noexcept {
   return "unknown";
 }
 
+// The strategy of that name ("chained", ...); false when there is none.
+inline bool strategy_from_string(const char* name, scan_strategy& out) noexcept {
+  for (const scan_strategy s : {scan_strategy::automatic, scan_strategy::reduce_then_scan, scan_strategy::scan_then_add,
+                                scan_strategy::chained, scan_strategy::decoupled_lookback}) {
+    if (name != nullptr && std::strcmp(name, to_string(s)) == 0) {
+      out = s;
+      return true;
+    }
+  }
+  return false;
+}
+
 struct scan_options {
   scan_strategy strategy = scan_strategy::automatic;
+  // Which compiled-in parameter set (policy) the strategy runs with, by name
+  // (detail/tuning_space.hpp lists them; `streamscan tune --list` prints them):
+  //   nullptr    the tuning file's choice for this GPU, value size and n, if it
+  //              has one (tuning.hpp), else the built-in default;
+  //   "default"  the built-in default, whatever the tuning file says;
+  //   a name     that candidate, e.g. "t256x12" (an unknown name is an error).
+  // The GPU back end reads it; the CPU back end has no policies and ignores it.
+  const char* policy = nullptr;
 };
 
 }  // namespace streamscan

@@ -12,10 +12,11 @@
 #include "block_scan_brent_kung.cuh"
 #include "block_scan_kogge_stone.cuh"
 #include "block_scan_raking.cuh"
+#include "../../detail/tuning_space.hpp"  // block_scan_algorithm, shared with the policies
 
 namespace streamscan::cuda {
 
-enum class block_scan_algorithm { kogge_stone, brent_kung, raking };
+using streamscan::block_scan_algorithm;
 
 template <class T, int BLOCK_THREADS, block_scan_algorithm Algorithm>
 class block_scan {

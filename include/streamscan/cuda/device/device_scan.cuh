@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <string>
+
 #include "../../accumulator.hpp"
 #include "../../operators.hpp"
 #include "../../scan_options.hpp"
@@ -35,6 +37,29 @@ constexpr std::int64_t scan_tile_items(scan_strategy strategy = scan_strategy::a
              ? (vector_scan_policy_for<A>::applies ? vector_scan_policy_for<A>::tile_items
                                                    : single_pass_policy_for<A, false>::tile_items)
                                                          : scan_policy_for<A>::tile_items;
+}
+
+// What a scan would run with: the strategy (`automatic` resolved), the
+// candidate policy's name and where that choice came from ("default",
+// "fixed", "options.policy" or "tuning file"). A is the accumulator type; the
+// current device is asked. Errors as the scan itself would give them.
+struct scan_plan {
+  scan_strategy strategy = scan_strategy::automatic;
+  std::string policy;
+  std::string source;
+};
+
+template <class A, class Op = streamscan::plus>
+[[nodiscard]] status describe_scan(std::int64_t n, scan_options opt, scan_plan& plan, Op = {}) {
+  const char* fn = "streamscan::cuda::describe_scan";
+  detail::device_facts facts;
+  if (status s = detail::current_device_facts(fn, facts); !s) return s;
+  detail::chosen_policy chosen;
+  if (status s = detail::plan_scan<A, Op>(fn, n, opt, facts.device, plan.strategy, chosen); !s) return s;
+  plan.policy = streamscan::detail::candidate_name(plan.strategy, sizeof(A), chosen.index);
+  if (plan.policy.empty()) plan.policy = "fixed";
+  plan.source = detail::to_string(chosen.source);
+  return status::ok();
 }
 
 // out[i] = in[0] (+) ... (+) in[i]

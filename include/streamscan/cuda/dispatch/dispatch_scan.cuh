@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <string>
 #include <type_traits>
 
 #include "../../detail/validate.hpp"
@@ -16,6 +17,7 @@
 #include "../kernels/single_pass_scan_kernel.cuh"
 #include "../util/runtime.cuh"
 #include "scan_policy.cuh"
+#include "tuned_policy.cuh"
 
 namespace streamscan::cuda::detail {
 
@@ -81,14 +83,12 @@ constexpr bool vector_kernel_fits() {
 template <bool Chained, class A, class InIt, class OutIt, class Op>
 status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt out,
                                  std::int64_t n, Op op, maybe<A> init, scan_mode mode, cudaStream_t stream,
-                                 const device_facts& facts) {
-  using policy = single_pass_policy_for<A, Chained>;
-  using vector_policy = vector_scan_policy_for<A>;
+                                 const device_facts& facts, const chosen_policy& chosen) {
   constexpr bool vector_fits = !Chained && vector_kernel_fits<A, InIt, OutIt>();
   constexpr std::size_t counter_bytes = 256;  // keeps the status words 256-byte aligned
-  // Temp storage is sized before the pointers are known: for the smaller tile.
-  constexpr std::int64_t sizing_tile =
-      vector_fits && vector_policy::tile_items < policy::tile_items ? vector_policy::tile_items : policy::tile_items;
+  // Temp storage is sized before the pointers and the policy are known: for
+  // the smallest tile of any candidate.
+  constexpr std::int64_t sizing_tile = smallest_single_pass_tile<A>();
   const std::size_t status_bytes = tile_status<A>::bytes((n + sizing_tile - 1) / sizing_tile);
   bool proceed = false;
   void* aligned = nullptr;
@@ -105,17 +105,47 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
   auto* counter = reinterpret_cast<unsigned long long*>(bytes);
   if constexpr (vector_fits) {
     if (reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
-      const std::int64_t tiles = (n + vector_policy::tile_items - 1) / vector_policy::tile_items;
-      return launch(fn, "single_pass_vector_scan_kernel<decoupled>",
-                    single_pass_vector_scan_kernel<vector_policy, kind, A, Op>, tiles, vector_policy::threads, stream,
-                    static_cast<const A*>(in), out, n, tile_status<A>(bytes + counter_bytes, tiles), counter, init,
-                    mode, op);
+      auto run = [&](auto shape) {
+        using vector_policy = vector_scan_policy_for<A, decltype(shape)::value>;
+        const std::int64_t tiles = (n + vector_policy::tile_items - 1) / vector_policy::tile_items;
+        return launch(fn, "single_pass_vector_scan_kernel<decoupled>",
+                      single_pass_vector_scan_kernel<vector_policy, kind, A, Op>, tiles, vector_policy::threads,
+                      stream, static_cast<const A*>(in), out, n, tile_status<A>(bytes + counter_bytes, tiles),
+                      counter, init, mode, op);
+      };
+      if constexpr (vector_scan_policy_for<A>::tunable)
+        return visit_candidate<streamscan::detail::vector_shape_count>(chosen.index, run);
+      else
+        return run(std::integral_constant<int, 0>{});
     }
   }
-  const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
-  return launch(fn, Chained ? "single_pass_scan_kernel<chained>" : "single_pass_scan_kernel<decoupled>",
-                single_pass_scan_kernel<policy, kind, A, InIt, OutIt, Op>, tiles, policy::threads, stream, in, out,
-                n, tile_status<A>(bytes + counter_bytes, tiles), counter, init, mode, op);
+  // The matrix-scan kernel: chained's candidates; the decoupled look-back on
+  // iterators keeps its default shape (its candidates are the vector shapes).
+  auto run = [&](auto shape) {
+    using policy = single_pass_policy_for<A, Chained, decltype(shape)::value>;
+    const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
+    return launch(fn, Chained ? "single_pass_scan_kernel<chained>" : "single_pass_scan_kernel<decoupled>",
+                  single_pass_scan_kernel<policy, kind, A, InIt, OutIt, Op>, tiles, policy::threads, stream, in,
+                  out, n, tile_status<A>(bytes + counter_bytes, tiles), counter, init, mode, op);
+  };
+  if constexpr (Chained)
+    return visit_candidate<streamscan::detail::tile_shape_count>(chosen.index, run);
+  else
+    return run(std::integral_constant<int, streamscan::detail::default_tile_shape(false)>{});
+}
+
+// The strategy (`automatic` resolved) and the candidate policy a scan of n
+// values of A with op and options runs with on `device`.
+template <class A, class Op>
+status plan_scan(const char* fn, std::int64_t n, scan_options opt, int device, scan_strategy& strategy,
+                 chosen_policy& chosen) {
+  strategy = opt.strategy;
+  // automatic: the decoupled look-back, fastest or tied in every measured case
+  // (docs/performance.md, H200, 2026-11-21, 2^28: int32 0.695 ms against
+  // reduce_then_scan's 0.93; 16-byte struct 3.45 against 4.8; uint64 1.72,
+  // level with reduce_then_scan), and deterministic as well.
+  if (strategy == scan_strategy::automatic) strategy = scan_strategy::decoupled_lookback;
+  return choose_policy(fn, strategy, sizeof(A), streamscan::tuning::op_class<A, Op>(), n, opt.policy, device, chosen);
 }
 
 template <class A, class InIt, class OutIt, class Op>
@@ -137,24 +167,27 @@ status dispatch_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt i
       return streamscan::detail::invalid_argument(fn, "argument 'options.strategy' is not a strategy this build knows");
   }
 
-  // automatic: the decoupled look-back, fastest or tied in every measured case
-  // (docs/performance.md, H200, 2026-11-21, 2^28: int32 0.695 ms against
-  // reduce_then_scan's 0.93; 16-byte struct 3.45 against 4.8; uint64 1.72,
-  // level with reduce_then_scan), and deterministic as well.
-  if (opt.strategy == scan_strategy::automatic) opt.strategy = scan_strategy::decoupled_lookback;
-
   device_facts facts;
   if (status s = current_device_facts(fn, facts); !s) return s;
-  if (opt.strategy == scan_strategy::chained)
-    return dispatch_single_pass_scan<true, A>(fn, temp, temp_bytes, in, out, n, op, init, mode, stream, facts);
-  if (opt.strategy == scan_strategy::decoupled_lookback)
-    return dispatch_single_pass_scan<false, A>(fn, temp, temp_bytes, in, out, n, op, init, mode, stream, facts);
+  scan_strategy strategy = opt.strategy;
+  chosen_policy chosen;
+  if (status s = plan_scan<A, Op>(fn, n, opt, facts.device, strategy, chosen); !s) return s;
+  if (strategy == scan_strategy::chained)
+    return dispatch_single_pass_scan<true, A>(fn, temp, temp_bytes, in, out, n, op, init, mode, stream, facts, chosen);
+  if (strategy == scan_strategy::decoupled_lookback)
+    return dispatch_single_pass_scan<false, A>(fn, temp, temp_bytes, in, out, n, op, init, mode, stream, facts,
+                                               chosen);
 
+  // Temp storage holds one total per partition, sized for the most partitions
+  // any candidate makes, so that it fits whichever runs.
+  int most_per_sm = 0;
+  for (const int c : streamscan::detail::partition_counts) most_per_sm = c > most_per_sm ? c : most_per_sm;
+  const partition_plan sizing = partition_plan::make(n, policy::tile_items, facts.sm_count, most_per_sm);
   const partition_plan plan =
-      partition_plan::make(n, policy::tile_items, facts.sm_count, policy::value.partitions_per_sm);
+      partition_plan::make(n, policy::tile_items, facts.sm_count, streamscan::detail::partition_counts[chosen.index]);
   bool proceed = false;
   void* aligned = nullptr;
-  if (status s = check_temp_and_pointers(fn, temp, temp_bytes, streamscan::detail::temp_bytes_for<A>(plan.partitions),
+  if (status s = check_temp_and_pointers(fn, temp, temp_bytes, streamscan::detail::temp_bytes_for<A>(sizing.partitions),
                                          in, out, n, facts, aligned, proceed);
       !s || !proceed)
     return s;
@@ -169,7 +202,7 @@ status dispatch_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt i
     return launch(fn, "scan_partitions_kernel", scan_partitions, 1, threads, stream, in, out, n, tpp,
                   static_cast<const A*>(nullptr), init, static_cast<A*>(nullptr), mode, op);
 
-  if (opt.strategy == scan_strategy::scan_then_add) {
+  if (strategy == scan_strategy::scan_then_add) {
     // Fig. 1: scan each partition alone (writing its total), scan the totals,
     // then add each partition's prefix to its outputs: ~4n traffic. The last
     // pass reads the output back, so it needs a readable output iterator.

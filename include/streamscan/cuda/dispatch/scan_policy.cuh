@@ -1,90 +1,78 @@
 // streamscan/cuda/dispatch/scan_policy.cuh - tuning parameters of the scans.
 //
 // One constexpr source, read by the host (grid size, temp storage) and by the
-// kernels (compile-time shapes).
+// kernels (compile-time shapes). The candidate lists live in
+// detail/tuning_space.hpp so that the tuner and the tuning file's validation
+// see the same ones; each policy here is one candidate by index.
 #pragma once
 
 #include <cstddef>
 
+#include "../../detail/tuning_space.hpp"
 #include "../block/block_scan.cuh"
 
 namespace streamscan::cuda {
 
-struct scan_policy {
-  int threads;                           // threads per block
-  int items_per_thread;                  // tile = threads * items_per_thread
-  block_scan_algorithm block_algorithm;  // how a tile's thread totals are scanned
-  int partitions_per_sm;                 // reduce_then_scan / scan_then_add: partitions = SMs * this
+// reduce_then_scan / scan_then_add: 256 threads, about 64 bytes of values
+// per thread in registers (16 x int32, 8 x int64, 4 x 16-byte structs), which
+// keeps a tile's exchange buffer at 16 KiB. Partitions per SM are a run-time
+// candidate (partition_counts: 8 by default, so that ~1k partition totals stay
+// one block's work for the middle pass while every SM has several blocks).
+template <class A>
+struct scan_policy_for {
+  static constexpr int threads = 256;
+  static constexpr int items_per_thread = streamscan::detail::items_per_thread_for(sizeof(A));
+  static constexpr int tile_items = threads * items_per_thread;
+  static constexpr block_scan_algorithm block_algorithm = block_scan_algorithm::kogge_stone;
 };
 
-// Defaults for the multi-pass strategies, not yet tuned per GPU: 256 threads,
-// about 64 bytes of values per thread in registers (16 x int32, 8 x int64,
-// 4 x 16-byte structs), which keeps a tile's exchange buffer at 16 KiB, and
-// 8 partitions per SM so that the partition count (~1k) stays one block's work
-// for the middle pass while every SM has several blocks to switch between.
-constexpr scan_policy select_scan_policy(std::size_t value_bytes) {
-  int items = value_bytes >= 64 ? 1 : static_cast<int>(64 / value_bytes);
-  if (items > 16) items = 16;
-  return scan_policy{256, items, block_scan_algorithm::kogge_stone, 8};
-}
-
-// Defaults for the single-pass strategies. decoupled look-back: tiles as for
-// the multi-pass strategies. chained: every tile costs one serial hand-off
-// (a status store seen by the next block: ~0.4 us on an H200), so its tiles are twice as
-// large (512 threads) while the exchange buffer still fits 48 KiB of static
-// shared memory.
-constexpr scan_policy select_single_pass_policy(bool chained, std::size_t value_bytes) {
-  scan_policy p = select_scan_policy(value_bytes);
-  if (chained) p.threads = 512;
-  return p;
-}
-
-template <class A, bool Chained>
+// The matrix-scan single-pass kernel (chained always; decoupled look-back on
+// iterators): tile_shapes[Shape]. chained's default has twice the threads:
+// every tile costs one serial hand-off (a status store seen by the next
+// block: ~0.4 us on an H200), while the exchange buffer still fits 48 KiB.
+template <class A, bool Chained, int Shape = streamscan::detail::default_tile_shape(Chained)>
 struct single_pass_policy_for {
-  static constexpr scan_policy value = select_single_pass_policy(Chained, sizeof(A));
-  static constexpr int threads = value.threads;
-  static constexpr int items_per_thread = value.items_per_thread;
+  static constexpr streamscan::detail::tile_shape shape = streamscan::detail::tile_shapes[Shape];
+  static constexpr int threads = shape.threads;
+  static constexpr int items_per_thread = streamscan::detail::items_per_thread_for(sizeof(A));
   static constexpr int tile_items = threads * items_per_thread;
-  static constexpr block_scan_algorithm block_algorithm = value.block_algorithm;
+  static constexpr block_scan_algorithm block_algorithm = shape.algorithm;
 };
 
 // The vectorised single-pass kernel: 16-byte loads, `vectors` of them in
-// flight per thread. Chosen by bench/tune_single_pass on an H200, 2026-11-21
+// flight per thread: vector_shapes[Shape]. The defaults were chosen by
+// bench/tune_single_pass on an H200, 2026-11-21
 // (docs/results/tune_single_pass_2026-11-21_h200.txt), 2^28 values:
 //   4-byte:  128 threads x 16 loads: 0.689 ms (74% of memcpy); 256 x 8: 0.725 ms
 //   8-byte:  256 x 12: 1.591 ms (64%); 256 x 8: 1.731 ms
 //   16-byte: 256 x 16: 0.843 ms at 2^26 (67%); 256 x 8: 0.956 ms
-// Values under 4 bytes keep 32 values per thread (registers).
-struct vector_scan_policy {
-  int threads;
-  int vectors;
-};
-
-constexpr vector_scan_policy select_vector_scan_policy(std::size_t value_bytes) {
-  if (value_bytes < 4) return vector_scan_policy{128, static_cast<int>(32 / (16 / value_bytes))};
-  if (value_bytes == 4) return vector_scan_policy{128, 16};
-  if (value_bytes == 8) return vector_scan_policy{256, 12};
-  return vector_scan_policy{256, 16};
-}
-
-template <class A>
+// Values under 4 bytes keep 32 values per thread (registers), one shape.
+template <class A, int Shape = streamscan::detail::default_vector_shape(sizeof(A))>
 struct vector_scan_policy_for {
   static constexpr bool applies = sizeof(A) <= 16 && 16 % sizeof(A) == 0;
-  static constexpr vector_scan_policy value = select_vector_scan_policy(applies ? sizeof(A) : 16);
-  static constexpr int threads = value.threads;
-  static constexpr int vectors = value.vectors;
+  static constexpr bool tunable = streamscan::detail::vector_shapes_tunable(sizeof(A));
   static constexpr int vector_width = applies ? static_cast<int>(16 / sizeof(A)) : 1;
+  static constexpr int threads = tunable ? streamscan::detail::vector_shapes[Shape].threads : 128;
+  static constexpr int vectors = tunable ? streamscan::detail::vector_shapes[Shape].vectors : 32 / vector_width;
   static constexpr int tile_items = threads * vectors * vector_width;
   static constexpr unsigned look_back_sleep_ns = 1024;  // cap of the look-back's polling backoff
 };
 
+// The smallest tile any single-pass candidate of A can run with: the status
+// array is sized for it, so one temp allocation fits whichever candidate runs.
 template <class A>
-struct scan_policy_for {
-  static constexpr scan_policy value = select_scan_policy(sizeof(A));
-  static constexpr int threads = value.threads;
-  static constexpr int items_per_thread = value.items_per_thread;
-  static constexpr int tile_items = threads * items_per_thread;
-  static constexpr block_scan_algorithm block_algorithm = value.block_algorithm;
-};
+constexpr std::int64_t smallest_single_pass_tile() {
+  std::int64_t t = vector_scan_policy_for<A>::tile_items;
+  if (vector_scan_policy_for<A>::tunable)
+    for (const auto& v : streamscan::detail::vector_shapes) {
+      const std::int64_t x = std::int64_t{v.threads} * v.vectors * vector_scan_policy_for<A>::vector_width;
+      t = x < t ? x : t;
+    }
+  for (const auto& s : streamscan::detail::tile_shapes) {
+    const std::int64_t x = std::int64_t{s.threads} * streamscan::detail::items_per_thread_for(sizeof(A));
+    t = x < t ? x : t;
+  }
+  return t;
+}
 
 }  // namespace streamscan::cuda

@@ -1,0 +1,123 @@
+// streamscan/detail/tuning_space.hpp - the compiled-in policy candidates of
+// each scan strategy: one constexpr source for the kernels (compile-time
+// shapes), the dispatcher (which one runs), `streamscan tune` (which ones to
+// time) and the tuning file's validation (which names exist). No CUDA.
+//
+// A candidate has a short name written to the tuning file, e.g. "t256x12"
+// (decoupled look-back: 256 threads, 12 16-byte loads in flight per thread),
+// "t512-raking" (chained: 512 threads, raking block scan), "p16" (multi-pass:
+// 16 partitions per SM).
+#pragma once
+
+#include <cstddef>
+#include <cstdio>
+#include <string>
+
+#include "../scan_options.hpp"
+
+namespace streamscan {
+
+// How a tile's per-thread totals are scanned inside a block.
+enum class block_scan_algorithm { kogge_stone, brent_kung, raking };
+
+inline const char* to_string(block_scan_algorithm a) noexcept {
+  switch (a) {
+    case block_scan_algorithm::kogge_stone: return "kogge_stone";
+    case block_scan_algorithm::brent_kung: return "brent_kung";
+    case block_scan_algorithm::raking: return "raking";
+  }
+  return "unknown";
+}
+
+namespace detail {
+
+// decoupled_lookback, vectorised kernel (raw pointers, values of 4, 8 or 16
+// bytes): threads per block x 16-byte loads in flight per thread. The
+// defaults came from bench/tune_single_pass on an H200 (see scan_policy.cuh).
+struct vector_shape {
+  int threads;
+  int vectors;
+};
+inline constexpr vector_shape vector_shapes[] = {{128, 16}, {128, 8}, {256, 8}, {256, 12}, {256, 16}};
+inline constexpr int vector_shape_count = sizeof(vector_shapes) / sizeof(vector_shapes[0]);
+
+// Values of 1 or 2 bytes pack 16 or 8 per load; they keep one fixed shape
+// (32 values per thread) instead of a candidate list.
+constexpr bool vector_shapes_tunable(std::size_t value_bytes) {
+  return value_bytes == 4 || value_bytes == 8 || value_bytes == 16;
+}
+constexpr int default_vector_shape(std::size_t value_bytes) {
+  return value_bytes == 8 ? 3 : value_bytes == 16 ? 4 : 0;
+}
+
+// chained (and the decoupled look-back on iterators): threads x block scan;
+// items per thread follow from the value size (about 64 bytes per thread).
+struct tile_shape {
+  int threads;
+  block_scan_algorithm algorithm;
+};
+inline constexpr tile_shape tile_shapes[] = {{256, block_scan_algorithm::kogge_stone},
+                                             {512, block_scan_algorithm::kogge_stone},
+                                             {512, block_scan_algorithm::raking},
+                                             {128, block_scan_algorithm::kogge_stone}};
+inline constexpr int tile_shape_count = sizeof(tile_shapes) / sizeof(tile_shapes[0]);
+// chained: every tile is one serial hand-off (~0.4 us on an H200), so it
+// starts with the larger tile.
+constexpr int default_tile_shape(bool chained) { return chained ? 1 : 0; }
+
+constexpr int items_per_thread_for(std::size_t value_bytes) {
+  const int items = value_bytes >= 64 ? 1 : static_cast<int>(64 / value_bytes);
+  return items > 16 ? 16 : items;
+}
+
+// reduce_then_scan and scan_then_add: partitions per SM (a run-time value).
+inline constexpr int partition_counts[] = {8, 4, 16, 32};
+inline constexpr int partition_count_count = sizeof(partition_counts) / sizeof(partition_counts[0]);
+
+// The candidates one strategy has for one value size, by name.
+struct candidate_set {
+  enum kind_t { none, vector, tile, partitions } kind = none;
+  int count = 0;
+  int default_index = 0;
+};
+
+constexpr candidate_set candidates_for(scan_strategy s, std::size_t value_bytes) {
+  switch (s) {
+    case scan_strategy::decoupled_lookback:
+      if (vector_shapes_tunable(value_bytes))
+        return {candidate_set::vector, vector_shape_count, default_vector_shape(value_bytes)};
+      return {};
+    case scan_strategy::chained: return {candidate_set::tile, tile_shape_count, default_tile_shape(true)};
+    case scan_strategy::reduce_then_scan:
+    case scan_strategy::scan_then_add: return {candidate_set::partitions, partition_count_count, 0};
+    default: return {};
+  }
+}
+
+inline std::string candidate_name(scan_strategy s, std::size_t value_bytes, int index) {
+  const candidate_set set = candidates_for(s, value_bytes);
+  if (index < 0 || index >= set.count) return {};
+  char buf[48];
+  switch (set.kind) {
+    case candidate_set::vector:
+      std::snprintf(buf, sizeof buf, "t%dx%d", vector_shapes[index].threads, vector_shapes[index].vectors);
+      break;
+    case candidate_set::tile:
+      std::snprintf(buf, sizeof buf, "t%d-%s", tile_shapes[index].threads, to_string(tile_shapes[index].algorithm));
+      break;
+    case candidate_set::partitions: std::snprintf(buf, sizeof buf, "p%d", partition_counts[index]); break;
+    default: return {};
+  }
+  return buf;
+}
+
+// Index of a candidate by name, -1 when this strategy and value size have none of that name.
+inline int candidate_index(scan_strategy s, std::size_t value_bytes, const std::string& name) {
+  const candidate_set set = candidates_for(s, value_bytes);
+  for (int i = 0; i < set.count; ++i)
+    if (candidate_name(s, value_bytes, i) == name) return i;
+  return -1;
+}
+
+}  // namespace detail
+}  // namespace streamscan

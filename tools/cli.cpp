@@ -1,0 +1,258 @@
+#include "cli.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+namespace streamscan_tool {
+
+const std::vector<std::string>& bench_types() {
+  static const std::vector<std::string> v = {"int32", "float", "uint64", "vec4i"};
+  return v;
+}
+const std::vector<std::string>& bench_algorithms() {
+  static const std::vector<std::string> v = {"memcpy",           "cub",           "thrust", "reduce_then_scan",
+                                             "scan_then_add",    "chained",       "decoupled_lookback"};
+  return v;
+}
+const std::vector<std::string>& tune_types() {
+  static const std::vector<std::string> v = {"int32", "uint64", "vec4i"};
+  return v;
+}
+const std::vector<std::string>& tune_strategies() {
+  static const std::vector<std::string> v = {"decoupled_lookback", "chained", "reduce_then_scan", "scan_then_add"};
+  return v;
+}
+
+namespace {
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
+  return s;
+}
+
+long long parse_integer(const std::string& flag, const std::string& text, long long lo, long long hi) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || errno != 0 || *end != '\0' || v < lo || v > hi)
+    throw usage_error(flag + " expects an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                      ", got '" + text + "'");
+  return v;
+}
+
+std::vector<std::string> parse_list(const std::string& flag, const std::string& text,
+                                    const std::vector<std::string>& allowed) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (item == "all") {
+      for (const auto& a : allowed)
+        if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+      continue;
+    }
+    if (std::find(allowed.begin(), allowed.end(), item) == allowed.end())
+      throw usage_error(flag + ": unknown value '" + item + "' (choose from " + joined(allowed) + ", or all)");
+    if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
+  }
+  if (out.empty()) throw usage_error(flag + " expects a comma-separated list (" + joined(allowed) + ")");
+  return out;
+}
+
+progress_mode parse_progress(const std::string& text) {
+  if (text == "auto") return progress_mode::automatic;
+  if (text == "on") return progress_mode::on;
+  if (text == "off") return progress_mode::off;
+  throw usage_error("--progress expects auto, on or off, got '" + text + "'");
+}
+
+// Walks the arguments of one subcommand: `value()` takes the next one.
+struct cursor {
+  int argc;
+  const char* const* argv;
+  int i;
+  std::string flag;
+  std::string value() {
+    if (i + 1 >= argc) throw usage_error(flag + " needs a value");
+    return argv[++i];
+  }
+};
+
+}  // namespace
+
+std::vector<int> parse_log2_sizes(const std::string& flag, const std::string& text) {
+  auto exponent = [&](std::string t) {
+    if (t.rfind("2^", 0) == 0) t = t.substr(2);
+    return static_cast<int>(parse_integer(flag, t, 0, 40));
+  };
+  std::vector<int> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    const std::size_t dots = item.find("..");
+    if (dots == std::string::npos) {
+      out.push_back(exponent(item));
+      continue;
+    }
+    std::string rest = item.substr(dots + 2);
+    int step = 1;
+    if (const std::size_t colon = rest.find(':'); colon != std::string::npos) {
+      step = static_cast<int>(parse_integer(flag, rest.substr(colon + 1), 1, 40));
+      rest = rest.substr(0, colon);
+    }
+    const int lo = exponent(item.substr(0, dots)), hi = exponent(rest);
+    if (hi < lo) throw usage_error(flag + ": range '" + item + "' runs backwards");
+    for (int e = lo; e <= hi; e += step) out.push_back(e);
+  }
+  if (out.empty()) throw usage_error(flag + " expects sizes as exponents of 2, e.g. 16..30:2 or 20,24,28");
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+command parse_command_line(int argc, const char* const* argv) {
+  command c;
+  int i = 1;
+  std::string sub = "bench";
+  const bool named = i < argc && argv[i][0] != '-';
+  if (named) sub = argv[i++];
+  if (sub == "help") {
+    c.kind = subcommand::help;
+    if (i < argc) c.help_topic = argv[i++];
+    if (!c.help_topic.empty() && c.help_topic != "bench" && c.help_topic != "tune" && c.help_topic != "verify")
+      throw usage_error("help: unknown subcommand '" + c.help_topic + "' (bench, tune, verify)");
+    if (i < argc) throw usage_error(std::string("help: unexpected argument '") + argv[i] + "'");
+    return c;
+  }
+  if (sub != "bench" && sub != "tune" && sub != "verify")
+    throw usage_error("unknown subcommand '" + sub + "' (bench, tune, verify, help)");
+  c.kind = sub == "tune" ? subcommand::tune : sub == "verify" ? subcommand::verify : subcommand::bench;
+  c.bench.types = bench_types();
+  c.bench.log2_sizes = parse_log2_sizes("--sizes", "16..30:2");
+  c.bench.algorithms = bench_algorithms();
+  c.tune.types = tune_types();
+  c.tune.strategies = tune_strategies();
+  c.tune.log2_sizes = {18, 22, 26};
+
+  for (cursor k{argc, argv, i, {}}; k.i < argc; ++k.i) {
+    k.flag = argv[k.i];
+    const std::string& a = k.flag;
+    if (a == "--help" || a == "-h") {
+      c.help_topic = named ? sub : "";
+      c.kind = subcommand::help;
+      return c;
+    }
+    if (a == "--version") {
+      c.kind = subcommand::version;
+      return c;
+    }
+    if (a == "--progress") {
+      const progress_mode p = parse_progress(k.value());
+      c.bench.progress = c.tune.progress = c.verify.progress = p;
+    } else if (c.kind == subcommand::bench && a == "--types") {
+      c.bench.types = parse_list(a, k.value(), bench_types());
+    } else if (c.kind == subcommand::bench && a == "--sizes") {
+      c.bench.log2_sizes = parse_log2_sizes(a, k.value());
+      c.bench.sizes_given = true;
+    } else if (c.kind == subcommand::bench && a == "--algorithms") {
+      c.bench.algorithms = parse_list(a, k.value(), bench_algorithms());
+      c.bench.algorithms_given = true;
+    } else if (c.kind == subcommand::bench && a == "--repeat") {
+      c.bench.repeat = static_cast<int>(parse_integer(a, k.value(), 1, 100000));
+    } else if (c.kind == subcommand::bench && a == "--json") {
+      c.bench.json = k.value();
+    } else if (c.kind != subcommand::tune && a == "--cpu") {
+      c.bench.cpu = c.verify.cpu = true;
+    } else if (c.kind == subcommand::tune && a == "--types") {
+      c.tune.types = parse_list(a, k.value(), tune_types());
+    } else if (c.kind == subcommand::tune && a == "--strategies") {
+      c.tune.strategies = parse_list(a, k.value(), tune_strategies());
+    } else if (c.kind == subcommand::tune && a == "--sizes") {
+      c.tune.log2_sizes = parse_log2_sizes(a, k.value());
+    } else if (c.kind == subcommand::tune && a == "--repeat") {
+      c.tune.repeat = static_cast<int>(parse_integer(a, k.value(), 1, 100000));
+    } else if (c.kind == subcommand::tune && a == "--budget") {
+      c.tune.budget_s = static_cast<double>(parse_integer(a, k.value(), 1, 86400));
+    } else if (c.kind == subcommand::tune && a == "--output") {
+      c.tune.output = k.value();
+      if (c.tune.output.empty()) throw usage_error("--output expects a file path");
+    } else if (c.kind == subcommand::tune && a == "--dry-run") {
+      c.tune.dry_run = true;
+    } else if (c.kind == subcommand::tune && a == "--list") {
+      c.tune.list = true;
+    } else if (c.kind == subcommand::verify && a == "--seed") {
+      c.verify.seed = static_cast<std::uint64_t>(parse_integer(a, k.value(), 1, 0x7fffffffffffffffLL));
+    } else {
+      throw usage_error(sub + ": unknown argument '" + a + "' (see streamscan " + sub + " --help)");
+    }
+  }
+  return c;
+}
+
+std::string help_text(const std::string& topic) {
+  if (topic == "bench")
+    return "usage: streamscan [bench] [options]\n"
+           "  Times each scan strategy of streamscan and the baselines (memcpy device to device, CUB,\n"
+           "  Thrust) in one process on the same buffers, and prints time, elements/s, GB/s of the bytes\n"
+           "  a scan must move (read n + write n values), % of memcpy's rate and speedup over CUB, with\n"
+           "  the policy each strategy ran with. Timing: CUDA events, one warm-up, median of the repeats;\n"
+           "  inputs rotate over >= 256 MiB of buffers so that no size is timed from L2. Each output is\n"
+           "  compared with CUB's. Without a GPU (or with --cpu) it times the CPU back end against\n"
+           "  std::inclusive_scan and says so.\n"
+           "options:\n"
+           "  --types LIST       int32,float,uint64,vec4i (16-byte struct, user operator); default all\n"
+           "  --sizes SIZES      exponents of 2: 16..30:2 (default), 20,24,28, 2^26; sizes that do not\n"
+           "                     fit in device memory are skipped and reported\n"
+           "  --algorithms LIST  memcpy,cub,thrust,reduce_then_scan,scan_then_add,chained,\n"
+           "                     decoupled_lookback; default all (chained only up to 2^26 unless named)\n"
+           "  --repeat R         timed runs per measurement (default 20)\n"
+           "  --json FILE        also write the results as JSON (scripts/plot-bench draws them)\n"
+           "  --cpu              benchmark the CPU back end even when a GPU is present\n"
+           "  --progress MODE    auto (on when stderr is a terminal), on, off\n"
+           "environment: STREAMSCAN_TUNING_FILE (see streamscan tune --help)\n";
+  if (topic == "tune")
+    return "usage: streamscan tune [options]\n"
+           "  Searches the compiled-in policies of each strategy on this GPU (threads per block, loads in\n"
+           "  flight per thread, block scan algorithm, partitions per SM; `--list` shows them) for each\n"
+           "  value size and operator class and each size range, and writes the winners to the tuning\n"
+           "  file, which the library reads at run time (streamscan/tuning.hpp). A candidate replaces\n"
+           "  the default only when it is at least 2% faster. Prints the gain over the defaults.\n"
+           "options:\n"
+           "  --types LIST       int32 (4-byte, builtin op; float shares its entry), uint64 (8-byte),\n"
+           "                     vec4i (16-byte, user op); default all\n"
+           "  --strategies LIST  decoupled_lookback,chained,reduce_then_scan,scan_then_add; default all\n"
+           "  --sizes SIZES      one measurement size per range, exponents of 2 (default 18,22,26: ranges\n"
+           "                     [0,2^20), [2^20,2^24), [2^24,...) split halfway between them)\n"
+           "  --repeat R         timed runs per candidate (default 10)\n"
+           "  --budget SECONDS   stop searching after this long, keep what was found (default 300)\n"
+           "  --output FILE      where to write (default: $STREAMSCAN_TUNING_FILE, else\n"
+           "                     $XDG_CACHE_HOME/streamscan/tuning-v1.txt, else\n"
+           "                     ~/.cache/streamscan/tuning-v1.txt); entries of other GPUs are kept\n"
+           "  --dry-run          measure and print, write nothing\n"
+           "  --list             print the candidate policies and exit\n"
+           "  --progress MODE    auto, on, off\n";
+  if (topic == "verify")
+    return "usage: streamscan verify [options]\n"
+           "  Checks every scan primitive (inclusive_scan, inclusive_scan_init, exclusive_scan) with every\n"
+           "  strategy and every compiled-in policy against a sequential host scan on this machine's GPU\n"
+           "  (or the CPU back end without one), with int32 sums, uint64 sums, float sums (to a rounding\n"
+           "  bound) and a non-commutative 2x2 matrix product, at sizes 0, 1, tile-1, tile, tile+1, a few\n"
+           "  tiles and a random large size; prints pass/fail per primitive and strategy. Exit 0 when all\n"
+           "  pass.\n"
+           "options:\n"
+           "  --seed S           random seed (default: a fresh one, printed)\n"
+           "  --cpu              check the CPU back end even when a GPU is present\n"
+           "  --progress MODE    auto, on, off\n";
+  return "usage: streamscan [SUBCOMMAND] [options]\n"
+         "  Scan-based GPU primitives: is streamscan right on this GPU, and faster than what you use?\n"
+         "subcommands:\n"
+         "  bench    (default) time every scan strategy against memcpy, CUB and Thrust\n"
+         "  tune     search the policies on this GPU and write the tuning file the library reads\n"
+         "  verify   check every primitive against a host oracle on this GPU\n"
+         "  help [SUBCOMMAND]   this text, or a subcommand's\n"
+         "options: --help (also after a subcommand), --version\n"
+         "exit status: 0 success; 1 a check failed or a run-time error; 2 bad arguments\n";
+}
+
+}  // namespace streamscan_tool

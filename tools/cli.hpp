@@ -1,0 +1,74 @@
+// The streamscan command's arguments: parsed into plain structs, apart from
+// any GPU code, so that the tests can check them without a device.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace streamscan_tool {
+
+// A bad command line: the message names the argument; exit status 2.
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class progress_mode { automatic, on, off };
+
+struct bench_options {
+  std::vector<std::string> types;       // int32, float, uint64, vec4i
+  std::vector<int> log2_sizes;          // 2^k elements
+  bool sizes_given = false;             // the CPU caps the default sizes at 2^26
+  std::vector<std::string> algorithms;  // memcpy, cub, thrust, and the strategies
+  bool algorithms_given = false;        // chained past 2^26 runs only when named
+  int repeat = 20;
+  std::string json;
+  bool cpu = false;
+  progress_mode progress = progress_mode::automatic;
+};
+
+struct tune_options {
+  std::vector<std::string> types;       // int32, uint64, vec4i
+  std::vector<std::string> strategies;  // chained, decoupled_lookback, reduce_then_scan, scan_then_add
+  std::vector<int> log2_sizes;          // one measurement size per size range
+  int repeat = 10;
+  double budget_s = 300;
+  std::string output;                   // empty: the default tuning file path
+  bool dry_run = false;
+  bool list = false;
+  progress_mode progress = progress_mode::automatic;
+};
+
+struct verify_options {
+  bool cpu = false;
+  std::uint64_t seed = 0;  // 0: a fresh one, printed
+  progress_mode progress = progress_mode::automatic;
+};
+
+enum class subcommand { help, version, bench, tune, verify };
+
+struct command {
+  subcommand kind = subcommand::bench;
+  std::string help_topic;  // for help: "", "bench", "tune" or "verify"
+  bench_options bench;
+  tune_options tune;
+  verify_options verify;
+};
+
+// Lists accepted by the options, in default order.
+const std::vector<std::string>& bench_types();
+const std::vector<std::string>& bench_algorithms();
+const std::vector<std::string>& tune_types();
+const std::vector<std::string>& tune_strategies();
+
+// Parses argv[1..argc); throws usage_error.
+command parse_command_line(int argc, const char* const* argv);
+
+// The help text of a subcommand ("" for the overview).
+std::string help_text(const std::string& topic);
+
+// "16..30:2", "20,24,28", "2^20", "16..20" -> exponents (0..40). Throws usage_error naming `flag`.
+std::vector<int> parse_log2_sizes(const std::string& flag, const std::string& text);
+
+}  // namespace streamscan_tool

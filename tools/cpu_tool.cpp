@@ -1,0 +1,168 @@
+// The streamscan command's CPU half: bench and verify of the CPU back end
+// (used without a GPU, or with --cpu), and the candidate list.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <streamscan/cpu.hpp>
+#include <streamscan/detail/tuning_space.hpp>
+
+#include "fill.hpp"
+#include "tool.hpp"
+#include "verify_body.hpp"
+
+namespace streamscan_tool {
+namespace {
+
+using streamscan_test::vec4i;
+using streamscan_test::vec4i_plus;
+
+template <class F>
+double cpu_median_ms(int repeats, F f) {
+  f();  // warm-up
+  std::vector<double> t;
+  for (int r = 0; r < repeats; ++r) {
+    const auto a = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+template <class T>
+bool same(const std::vector<T>& a, const std::vector<T>& b) {
+  if constexpr (std::is_same_v<T, float>) {
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!(std::fabs(a[i] - b[i]) <= 1e-3f * std::max(1.0f, std::fabs(b[i])))) return false;
+    return true;
+  } else {
+    return a == b;
+  }
+}
+
+template <class T, class Op>
+void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench_report& rep, progress& bar) {
+  const std::int64_t n = std::int64_t{1} << log2n;
+  std::vector<T> in(static_cast<std::size_t>(n)), out(in.size()), reference(in.size());
+  for (std::int64_t i = 0; i < n; ++i) in[i] = bench_value<T>(i, bench_seed);
+  const double bytes = 2.0 * static_cast<double>(n) * sizeof(T);
+  const std::string where = std::string(type) + " 2^" + std::to_string(log2n) + " ";
+  auto add = [&](const std::string& algorithm, const std::string& policy, double ms, bool ok) {
+    rep.rows.push_back({type, log2n, n, algorithm, policy, ms, bytes, ok, 0, 0});
+  };
+  std::inclusive_scan(in.begin(), in.end(), reference.begin(), op);
+  auto wants = [&](const std::string& a) { return std::find(o.algorithms.begin(), o.algorithms.end(), a) != o.algorithms.end(); };
+  if (wants("memcpy")) {
+    bar.step(where + "memcpy");
+    add("std::memcpy", "-", cpu_median_ms(o.repeat, [&] { std::memcpy(out.data(), in.data(), n * sizeof(T)); }), true);
+  }
+  if (wants("cub") || wants("thrust")) {  // the sequential scan users have without a GPU stands in for both
+    bar.step(where + "std::inclusive_scan");
+    add("std::inclusive_scan", "-",
+        cpu_median_ms(o.repeat, [&] { std::inclusive_scan(in.begin(), in.end(), out.begin(), op); }), true);
+  }
+  for (const auto strategy : {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add,
+                              streamscan::scan_strategy::chained, streamscan::scan_strategy::decoupled_lookback}) {
+    const std::string name = streamscan::to_string(strategy);
+    if (!wants(name)) continue;
+    bar.step(where + name);
+    const bool single_pass =
+        strategy == streamscan::scan_strategy::chained || strategy == streamscan::scan_strategy::decoupled_lookback;
+    const double ms = cpu_median_ms(o.repeat, [&] {
+      streamscan::cpu::inclusive_scan(in.data(), out.data(), n, op, {strategy});
+    });
+    std::fill(out.begin(), out.end(), T{});
+    streamscan::cpu::inclusive_scan(in.data(), out.data(), n, op, {strategy});
+    add(name, single_pass ? "runs reduce_then_scan" : "-", ms, same(out, reference));
+  }
+}
+
+struct cpu_verify_backend {
+  static constexpr const char* name = "cpu";
+  std::vector<streamscan::scan_strategy> strategies() const {
+    return {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add,
+            streamscan::scan_strategy::chained, streamscan::scan_strategy::decoupled_lookback};
+  }
+  std::vector<std::string> policies(streamscan::scan_strategy, std::size_t) const { return {"-"}; }
+  template <class A>
+  std::int64_t tile_items(streamscan::scan_strategy, const std::string&) const {
+    return streamscan::cpu::default_scan_policy.chunk_items;
+  }
+  template <class A, class Op>
+  std::string run(streamscan_test::scan_kind kind, const std::vector<A>& in, std::vector<A>& out, Op op, A init,
+                  streamscan::scan_strategy s, const std::string&) const {
+    namespace ss = streamscan;
+    const auto n = static_cast<std::int64_t>(in.size());
+    const ss::scan_options opt{s};
+    std::size_t bytes = 0;
+    auto invoke = [&](void* temp) {
+      switch (kind) {
+        case streamscan_test::scan_kind::inclusive: return ss::cpu::inclusive_scan(temp, bytes, in.data(), out.data(), n, op, opt);
+        case streamscan_test::scan_kind::inclusive_init:
+          return ss::cpu::inclusive_scan_init(temp, bytes, in.data(), out.data(), n, op, init, opt);
+        default: return ss::cpu::exclusive_scan(temp, bytes, in.data(), out.data(), n, init, op, opt);
+      }
+    };
+    ss::status st = invoke(nullptr);
+    std::vector<unsigned char> temp(bytes);
+    if (st) st = invoke(temp.data());
+    return st ? std::string() : st.message();
+  }
+};
+
+}  // namespace
+
+int cpu_bench(const bench_options& o, bench_report& rep) {
+  rep.repeat = o.repeat;
+  std::vector<int> sizes;
+  for (const int e : o.log2_sizes) {
+    if (!o.sizes_given && e > 26) {
+      rep.skipped.push_back("2^" + std::to_string(e) + " on the CPU (default sizes stop at 2^26; --sizes to force)");
+      continue;
+    }
+    sizes.push_back(e);
+  }
+  progress bar(o.progress, static_cast<int>(o.types.size() * sizes.size() * o.algorithms.size()));
+  for (const auto& t : o.types)
+    for (const int e : sizes) {
+      if (t == "int32") bench_one<std::int32_t>(o, "int32", e, streamscan::plus{}, rep, bar);
+      else if (t == "float") bench_one<float>(o, "float", e, streamscan::plus{}, rep, bar);
+      else if (t == "uint64") bench_one<std::uint64_t>(o, "uint64", e, streamscan::plus{}, rep, bar);
+      else bench_one<vec4i>(o, "vec4i", e, vec4i_plus{}, rep, bar);
+    }
+  bar.done();
+  for (const auto& r : rep.rows)
+    if (!r.verified) return 1;
+  return 0;
+}
+
+int cpu_verify(const verify_options& o) {
+  cpu_verify_backend b;
+  return run_verify(b, o.seed, o.progress);
+}
+
+void list_candidates() {
+  std::printf("compiled-in candidate policies (streamscan/detail/tuning_space.hpp), * = default:\n");
+  for (const auto s : {streamscan::scan_strategy::decoupled_lookback, streamscan::scan_strategy::chained,
+                       streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add})
+    for (const std::size_t bytes : {1, 2, 4, 8, 16, 32}) {
+      const streamscan::detail::candidate_set set = streamscan::detail::candidates_for(s, bytes);
+      std::printf("  %-20s %2zu-byte values:", streamscan::to_string(s), bytes);
+      if (set.count == 0) std::printf(" one fixed policy");
+      for (int i = 0; i < set.count; ++i)
+        std::printf(" %s%s", streamscan::detail::candidate_name(s, bytes, i).c_str(), i == set.default_index ? "*" : "");
+      std::printf("\n");
+    }
+  std::printf("  (decoupled_lookback: tYxZ = Y threads x Z 16-byte loads in flight per thread; chained:\n"
+              "   threads-block scan; multi-pass: pN = N partitions per SM)\n");
+}
+
+}  // namespace streamscan_tool

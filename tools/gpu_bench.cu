@@ -1,0 +1,129 @@
+// `streamscan bench` on the GPU: memcpy, CUB, Thrust and every strategy, in
+// one process on the same (rotated) buffers.
+#include <cub/device/device_scan.cuh>
+#include <thrust/execution_policy.h>
+#include <thrust/scan.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <streamscan/cuda.cuh>
+
+#include "gpu_buffers.cuh"
+#include "tool.hpp"
+
+namespace streamscan_tool {
+namespace {
+
+bool wants(const bench_options& o, const std::string& a) {
+  return std::find(o.algorithms.begin(), o.algorithms.end(), a) != o.algorithms.end();
+}
+
+// How many measurements one (type, size) makes, for the progress count.
+int measurements(const bench_options& o) { return static_cast<int>(o.algorithms.size()); }
+
+template <class T, class Op>
+void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench_report& rep, progress& bar) {
+  const std::int64_t n = std::int64_t{1} << log2n;
+  constexpr bool builtin = std::is_same_v<Op, streamscan::plus>;
+  std::size_t free_b = 0, total_b = 0;
+  cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+  const std::size_t need = rotating_buffers<T>::footprint(n) + (std::size_t{512} << 20);
+  if (need > free_b) {
+    rep.skipped.push_back(std::string(type) + " 2^" + std::to_string(log2n) + ": needs " +
+                          std::to_string(need >> 30) + " GiB, " + std::to_string(free_b >> 30) + " GiB free");
+    for (int i = 0; i < measurements(o); ++i) bar.step(std::string(type) + " 2^" + std::to_string(log2n) + " skipped");
+    return;
+  }
+  rotating_buffers<T> buf(n);
+  const double bytes = 2.0 * static_cast<double>(buf.bytes());
+  const std::string where = std::string(type) + " 2^" + std::to_string(log2n) + " ";
+  auto add = [&](const std::string& algorithm, const std::string& policy, double ms, bool ok) {
+    rep.rows.push_back({type, log2n, n, algorithm, policy, ms, bytes, ok, 0, 0});
+  };
+
+  if (wants(o, "memcpy")) {
+    bar.step(where + "memcpy");
+    add("memcpy", "-", median_ms(o.repeat, [&](int r) {
+          cuda_check(cudaMemcpyAsync(buf.out(r), buf.in(r), buf.bytes(), cudaMemcpyDeviceToDevice), "memcpy");
+        }), true);
+  }
+
+  // CUB: InclusiveSum for the builtin sum (its fastest path), InclusiveScan
+  // with the user operator otherwise. Its output is the reference.
+  std::size_t cub_bytes = 0;
+  auto cub_call = [&](void* t, const T* i, T* out) {
+    if constexpr (builtin) return cub::DeviceScan::InclusiveSum(t, cub_bytes, i, out, n);
+    else return cub::DeviceScan::InclusiveScan(t, cub_bytes, i, out, op, n);
+  };
+  cuda_check(cub_call(nullptr, buf.in(0), buf.reference()), "cub query");
+  void* cub_temp = nullptr;
+  cuda_check(cudaMalloc(&cub_temp, cub_bytes), "cudaMalloc");
+  cuda_check(cub_call(cub_temp, buf.in(0), buf.reference()), "cub reference");
+  if (wants(o, "cub")) {
+    bar.step(where + "cub");
+    const double ms = median_ms(o.repeat, [&](int r) { cuda_check(cub_call(cub_temp, buf.in(r), buf.out(r)), "cub"); });
+    add(builtin ? "cub::InclusiveSum" : "cub::InclusiveScan", "-", ms, true);
+  }
+  cudaFree(cub_temp);
+
+  if (wants(o, "thrust")) {
+    bar.step(where + "thrust");
+    const double ms = median_ms(o.repeat, [&](int r) {
+      thrust::inclusive_scan(thrust::device, buf.in(r), buf.in(r) + n, buf.out(r), op);
+    });
+    buf.poison();
+    thrust::inclusive_scan(thrust::device, buf.in(0), buf.in(0) + n, buf.out(0), op);
+    add("thrust::inclusive_scan", "-", ms, buf.matches_reference());
+  }
+
+  for (const auto strategy : {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add,
+                              streamscan::scan_strategy::chained, streamscan::scan_strategy::decoupled_lookback}) {
+    const std::string name = streamscan::to_string(strategy);
+    if (!wants(o, name)) continue;
+    bar.step(where + name);
+    // chained: one serial hand-off per tile (~0.4 us on an H200): past 2^26 it
+    // only runs when asked for by name.
+    if (strategy == streamscan::scan_strategy::chained && log2n > 26 && !o.algorithms_given) continue;
+    const streamscan::scan_options opt{strategy};
+    streamscan::cuda::scan_plan plan;
+    streamscan::throw_if_error(streamscan::cuda::describe_scan<T>(n, opt, plan, op));
+    std::size_t temp_bytes = 0;
+    streamscan::throw_if_error(streamscan::cuda::inclusive_scan(nullptr, temp_bytes, buf.in(0), buf.out(0), n, op,
+                                                                nullptr, opt));
+    void* temp = nullptr;
+    cuda_check(cudaMalloc(&temp, temp_bytes), "cudaMalloc");
+    const double ms = median_ms(o.repeat, [&](int r) {
+      streamscan::throw_if_error(
+          streamscan::cuda::inclusive_scan(temp, temp_bytes, buf.in(r), buf.out(r), n, op, nullptr, opt));
+    });
+    buf.poison();
+    streamscan::throw_if_error(
+        streamscan::cuda::inclusive_scan(temp, temp_bytes, buf.in(0), buf.out(0), n, op, nullptr, opt));
+    add(name, plan.policy + " (" + plan.source + ")", ms, buf.matches_reference());
+    cudaFree(temp);
+  }
+  cuda_check(cudaDeviceSynchronize(), "bench");
+}
+
+}  // namespace
+
+int gpu_bench(const bench_options& o, bench_report& rep) {
+  rep.repeat = o.repeat;
+  progress bar(o.progress, static_cast<int>(o.types.size() * o.log2_sizes.size()) * measurements(o));
+  for (const auto& t : o.types)
+    for (const int e : o.log2_sizes) {
+      if (t == "int32") bench_one<std::int32_t>(o, "int32", e, streamscan::plus{}, rep, bar);
+      else if (t == "float") bench_one<float>(o, "float", e, streamscan::plus{}, rep, bar);
+      else if (t == "uint64") bench_one<std::uint64_t>(o, "uint64", e, streamscan::plus{}, rep, bar);
+      else bench_one<vec4i>(o, "vec4i", e, vec4i_plus{}, rep, bar);
+    }
+  bar.done();
+  for (const auto& r : rep.rows)
+    if (!r.verified) return 1;
+  return 0;
+}
+
+}  // namespace streamscan_tool

@@ -1,0 +1,110 @@
+// `streamscan verify` on the GPU, and the GPU probe.
+#include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
+
+#include <streamscan/cuda.cuh>
+
+#include "cuda_timing.cuh"
+#include "tool.hpp"
+#include "verify_body.hpp"
+
+namespace streamscan_tool {
+
+gpu_probe probe_gpu() {
+  gpu_probe p;
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    p.why_not = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
+    cudaGetLastError();
+    return p;
+  }
+  cudaDeviceProp prop{};
+  cuda_check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  p.present = true;
+  p.name = std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
+           std::to_string(prop.multiProcessorCount) + " SMs)";
+  return p;
+}
+
+namespace {
+
+namespace sd = streamscan::detail;
+
+struct cuda_verify_backend {
+  static constexpr const char* name = "cuda";
+
+  std::vector<streamscan::scan_strategy> strategies() const {
+    return {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add,
+            streamscan::scan_strategy::chained, streamscan::scan_strategy::decoupled_lookback};
+  }
+  std::vector<std::string> policies(streamscan::scan_strategy s, std::size_t value_bytes) const {
+    const sd::candidate_set set = sd::candidates_for(s, value_bytes);
+    std::vector<std::string> v;
+    for (int i = 0; i < set.count; ++i) v.push_back(sd::candidate_name(s, value_bytes, i));
+    if (v.empty()) v.push_back("default");
+    return v;
+  }
+  // The tile of the candidate that runs for raw pointers (the vector kernel
+  // for the decoupled look-back where the value size allows).
+  template <class A>
+  std::int64_t tile_items(streamscan::scan_strategy s, const std::string& policy) const {
+    const int i = sd::candidate_index(s, sizeof(A), policy);
+    switch (sd::candidates_for(s, sizeof(A)).kind) {
+      case sd::candidate_set::vector:
+        return std::int64_t{sd::vector_shapes[i].threads} * sd::vector_shapes[i].vectors * (16 / sizeof(A));
+      case sd::candidate_set::tile: return std::int64_t{sd::tile_shapes[i].threads} * sd::items_per_thread_for(sizeof(A));
+      default: return streamscan::cuda::scan_tile_items<A>(s);
+    }
+  }
+
+  template <class A, class Op>
+  std::string run(streamscan_test::scan_kind kind, const std::vector<A>& in, std::vector<A>& out, Op op, A init,
+                  streamscan::scan_strategy s, const std::string& policy) const {
+    namespace ss = streamscan;
+    const auto n = static_cast<std::int64_t>(in.size());
+    const std::size_t bytes = in.size() * sizeof(A);
+    A *d_in = nullptr, *d_out = nullptr;
+    void* temp = nullptr;
+    std::string why;
+    auto cuda = [&](cudaError_t e, const char* what) {
+      if (e != cudaSuccess && why.empty()) why = std::string(what) + ": " + cudaGetErrorString(e);
+      return e == cudaSuccess;
+    };
+    const ss::scan_options opt{s, policy.c_str()};
+    auto invoke = [&](void* t, std::size_t& tb) {
+      switch (kind) {
+        case streamscan_test::scan_kind::inclusive:
+          return ss::cuda::inclusive_scan(t, tb, static_cast<const A*>(d_in), d_out, n, op, nullptr, opt);
+        case streamscan_test::scan_kind::inclusive_init:
+          return ss::cuda::inclusive_scan_init(t, tb, static_cast<const A*>(d_in), d_out, n, op, init, nullptr, opt);
+        default: return ss::cuda::exclusive_scan(t, tb, static_cast<const A*>(d_in), d_out, n, init, op, nullptr, opt);
+      }
+    };
+    std::size_t temp_bytes = 0;
+    if (cuda(cudaMalloc(&d_in, bytes + 1), "cudaMalloc") && cuda(cudaMalloc(&d_out, bytes + 1), "cudaMalloc") &&
+        cuda(cudaMemcpy(d_in, in.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy") &&
+        cuda(cudaMemcpy(d_out, out.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy (poisoned output)")) {
+      ss::status st = invoke(nullptr, temp_bytes);
+      if (st && cuda(cudaMalloc(&temp, temp_bytes), "cudaMalloc")) st = invoke(temp, temp_bytes);
+      if (!st) why = st.message();
+      if (why.empty() && cuda(cudaDeviceSynchronize(), "kernel"))
+        cuda(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(temp);
+    return why;
+  }
+};
+
+}  // namespace
+
+int gpu_verify(const verify_options& o) {
+  cuda_verify_backend b;
+  return run_verify(b, o.seed, o.progress);
+}
+
+}  // namespace streamscan_tool

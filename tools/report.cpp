@@ -1,0 +1,119 @@
+#include "report.hpp"
+
+#include <unistd.h>
+
+#include <ctime>
+#include <stdexcept>
+
+#include <streamscan/config.hpp>
+
+namespace streamscan_tool {
+
+namespace {
+bool is_memcpy(const std::string& a) { return a == "memcpy" || a == "std::memcpy"; }
+bool is_cub(const std::string& a) { return a.rfind("cub::", 0) == 0 || a == "std::inclusive_scan"; }
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (const char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) o += c;
+  }
+  return o;
+}
+}  // namespace
+
+void finish_ratios(bench_report& r) {
+  for (auto& row : r.rows) {
+    for (const auto& base : r.rows) {
+      if (base.type != row.type || base.log2n != row.log2n || base.ms <= 0) continue;
+      // memcpy of the same bytes: scale its time when the row moves a different amount.
+      if (is_memcpy(base.algorithm)) row.pct_memcpy = 100.0 * (base.ms * row.bytes / base.bytes) / row.ms;
+      if (is_cub(base.algorithm)) row.vs_cub = base.ms / row.ms;
+    }
+  }
+}
+
+void print_table(std::FILE* to, const bench_report& r) {
+  const bool cpu = r.backend == "cpu";
+  std::fprintf(to, "%-6s %-5s %-24s %-26s %10s %9s %8s %8s %7s %s\n", "type", "n", "algorithm", "policy",
+               "median ms", "Gelem/s", "GB/s", "%memcpy", cpu ? "vs seq" : "vs CUB", "verified");
+  std::string last;
+  for (const auto& row : r.rows) {
+    const std::string group = row.type + std::to_string(row.log2n);
+    if (!last.empty() && group != last) std::fprintf(to, "\n");
+    last = group;
+    char n[16], pct[16] = "-", vs[16] = "-";
+    std::snprintf(n, sizeof n, "2^%d", row.log2n);
+    if (row.pct_memcpy > 0) std::snprintf(pct, sizeof pct, "%.1f%%", row.pct_memcpy);
+    if (row.vs_cub > 0) std::snprintf(vs, sizeof vs, "%.2fx", row.vs_cub);
+    const double s = row.ms / 1e3;
+    std::fprintf(to, "%-6s %-5s %-24s %-26s %10.4f %9.2f %8.1f %8s %7s %s\n", row.type.c_str(), n,
+                 row.algorithm.c_str(), row.policy.c_str(), row.ms, row.n / s / 1e9, row.bytes / s / 1e9, pct, vs,
+                 row.verified ? "yes" : "NO");
+  }
+  for (const auto& s : r.skipped) std::fprintf(to, "skipped: %s\n", s.c_str());
+  std::fprintf(to,
+               "GB/s counts the bytes a scan must move (read n + write n values); %%memcpy compares with a\n"
+               "%s copy of the same bytes; %s; median of %d timed runs after a warm-up.\n",
+               cpu ? "std::memcpy" : "device-to-device", cpu ? "vs seq: speedup over std::inclusive_scan"
+                                                             : "vs CUB: speedup over CUB's scan",
+               r.repeat);
+}
+
+std::string utc_now() {
+  char date[32] = "";
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return date;
+}
+
+void write_json(const std::string& path, const bench_report& r) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw std::runtime_error("cannot write --json file '" + path + "'");
+  std::fprintf(f,
+               "{\n  \"tool\": \"streamscan bench\",\n  \"version\": \"%s\",\n  \"backend\": \"%s\",\n"
+               "  \"device\": \"%s\",\n  \"note\": \"%s\",\n  \"date\": \"%s\",\n  \"command\": \"%s\",\n"
+               "  \"repeats\": %d,\n  \"skipped\": [",
+               STREAMSCAN_VERSION_STRING, r.backend.c_str(), json_escape(r.device).c_str(),
+               json_escape(r.note).c_str(), utc_now().c_str(), json_escape(r.command).c_str(), r.repeat);
+  for (std::size_t i = 0; i < r.skipped.size(); ++i)
+    std::fprintf(f, "%s\"%s\"", i ? ", " : "", json_escape(r.skipped[i]).c_str());
+  std::fprintf(f, "],\n  \"results\": [\n");
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const auto& row = r.rows[i];
+    const double s = row.ms / 1e3;
+    std::fprintf(f,
+                 "    {\"type\": \"%s\", \"log2n\": %d, \"n\": %lld, \"algorithm\": \"%s\", \"policy\": \"%s\", "
+                 "\"median_ms\": %.6f, \"bytes\": %.0f, \"gelem_per_s\": %.3f, \"gb_per_s\": %.2f, "
+                 "\"pct_of_memcpy\": %.2f, \"speedup_vs_cub\": %.4f, \"verified\": %s}%s\n",
+                 row.type.c_str(), row.log2n, static_cast<long long>(row.n), row.algorithm.c_str(),
+                 json_escape(row.policy).c_str(), row.ms, row.bytes, row.n / s / 1e9, row.bytes / s / 1e9,
+                 row.pct_memcpy, row.vs_cub, row.verified ? "true" : "false", i + 1 < r.rows.size() ? "," : "");
+  }
+  std::fprintf(f, "  ]\n}\n");
+  if (std::fclose(f) != 0) throw std::runtime_error("cannot write --json file '" + path + "'");
+}
+
+progress::progress(progress_mode mode, int total)
+    : on_(mode == progress_mode::on || (mode == progress_mode::automatic && isatty(2))), total_(total) {}
+
+progress::~progress() { done(); }
+
+void progress::step(const std::string& what) {
+  ++count_;
+  if (!on_) return;
+  char head[32];
+  std::snprintf(head, sizeof head, "[%3d/%d] ", count_, total_);
+  const std::string line = head + what;
+  std::fprintf(stderr, "\r%s%*s", line.c_str(), static_cast<int>(width_ > line.size() ? width_ - line.size() : 0), "");
+  width_ = line.size();
+  std::fflush(stderr);
+}
+
+void progress::done() {
+  if (on_ && width_ > 0) std::fprintf(stderr, "\r%*s\r", static_cast<int>(width_), "");
+  width_ = 0;
+}
+
+}  // namespace streamscan_tool

@@ -1,0 +1,62 @@
+// What the streamscan command measured, and how it shows it: the table, the
+// JSON file and the progress line. Shared by the GPU and CPU halves.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+
+namespace streamscan_tool {
+
+struct bench_row {
+  std::string type;       // int32, float, uint64, vec4i
+  int log2n = 0;
+  std::int64_t n = 0;
+  std::string algorithm;  // memcpy, cub::InclusiveSum, reduce_then_scan, ...
+  std::string policy;     // candidate policy and where it came from, "-" for baselines
+  double ms = 0;          // median
+  double bytes = 0;       // bytes the operation must move
+  bool verified = false;
+  double pct_memcpy = 0;  // filled by finish_ratios (0: no memcpy row)
+  double vs_cub = 0;      // filled by finish_ratios (0: no CUB row)
+};
+
+struct bench_report {
+  std::string backend;  // "cuda" or "cpu"
+  std::string device;   // e.g. "NVIDIA H200 (sm_90, 132 SMs)"
+  std::string note;     // e.g. why the CPU back end ran
+  std::string command;  // the command line
+  int repeat = 0;
+  std::vector<bench_row> rows;
+  std::vector<std::string> skipped;  // "vec4i 2^30: needs 48 GiB"
+};
+
+// memcpy / CUB ratios of every row, from the rows of the same type and size.
+// On the CPU the baseline rows are "std::memcpy" and "std::inclusive_scan".
+void finish_ratios(bench_report& r);
+
+void print_table(std::FILE* to, const bench_report& r);
+// Throws std::runtime_error when the file cannot be written.
+void write_json(const std::string& path, const bench_report& r);
+
+std::string utc_now();  // 2026-11-21T23:59:00Z
+
+// "[ 12/96] int32 2^24 chained" on one rewritten line of stderr, when enabled
+// (auto: stderr is a terminal).
+class progress {
+ public:
+  progress(progress_mode mode, int total);
+  ~progress();
+  void step(const std::string& what);
+  void done();
+
+ private:
+  bool on_;
+  int total_, count_ = 0;
+  std::size_t width_ = 0;
+};
+
+}  // namespace streamscan_tool
