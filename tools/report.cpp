@@ -74,9 +74,10 @@ void write_json(const std::string& path, const bench_report& r) {
   std::fprintf(f,
                "{\n  \"tool\": \"streamscan bench\",\n  \"version\": \"%s\",\n  \"backend\": \"%s\",\n"
                "  \"device\": \"%s\",\n  \"note\": \"%s\",\n  \"date\": \"%s\",\n  \"command\": \"%s\",\n"
-               "  \"repeats\": %d,\n  \"skipped\": [",
+               "  \"repeats\": %d,\n  \"speedup_baseline\": \"%s\",\n  \"skipped\": [",
                STREAMSCAN_VERSION_STRING, r.backend.c_str(), json_escape(r.device).c_str(),
-               json_escape(r.note).c_str(), utc_now().c_str(), json_escape(r.command).c_str(), r.repeat);
+               json_escape(r.note).c_str(), utc_now().c_str(), json_escape(r.command).c_str(), r.repeat,
+               r.backend == "cpu" ? "std::inclusive_scan" : "cub");
   for (std::size_t i = 0; i < r.skipped.size(); ++i)
     std::fprintf(f, "%s\"%s\"", i ? ", " : "", json_escape(r.skipped[i]).c_str());
   std::fprintf(f, "],\n  \"results\": [\n");

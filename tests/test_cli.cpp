@@ -1,0 +1,140 @@
+// The streamscan command's argument parsing (tools/cli.cpp): defaults, every
+// option, and bad input rejected with a message naming the argument.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+
+namespace {
+using namespace streamscan_tool;
+
+command parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "streamscan");
+  return parse_command_line(static_cast<int>(args.size()), args.data());
+}
+
+// The message of the usage_error parse throws, or "" when it does not.
+std::string error_of(std::vector<const char*> args) {
+  try {
+    parse(std::move(args));
+  } catch (const usage_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Cli, NoArgumentsIsBenchWithDefaults) {
+  const command c = parse({});
+  EXPECT_EQ(c.kind, subcommand::bench);
+  EXPECT_EQ(c.bench.types, bench_types());
+  EXPECT_EQ(c.bench.algorithms, bench_algorithms());
+  EXPECT_EQ(c.bench.log2_sizes, (std::vector<int>{16, 18, 20, 22, 24, 26, 28, 30}));
+  EXPECT_FALSE(c.bench.sizes_given);
+  EXPECT_FALSE(c.bench.algorithms_given);
+  EXPECT_EQ(c.bench.repeat, 20);
+  EXPECT_TRUE(c.bench.json.empty());
+}
+
+TEST(Cli, BenchOptions) {
+  const command c = parse({"bench", "--types", "uint64,int32", "--sizes", "20,2^24,28", "--algorithms",
+                           "cub,chained", "--repeat", "7", "--json", "out.json", "--progress", "off", "--cpu"});
+  EXPECT_EQ(c.kind, subcommand::bench);
+  EXPECT_EQ(c.bench.types, (std::vector<std::string>{"uint64", "int32"}));
+  EXPECT_EQ(c.bench.log2_sizes, (std::vector<int>{20, 24, 28}));
+  EXPECT_TRUE(c.bench.sizes_given);
+  EXPECT_EQ(c.bench.algorithms, (std::vector<std::string>{"cub", "chained"}));
+  EXPECT_TRUE(c.bench.algorithms_given);
+  EXPECT_EQ(c.bench.repeat, 7);
+  EXPECT_EQ(c.bench.json, "out.json");
+  EXPECT_EQ(c.bench.progress, progress_mode::off);
+  EXPECT_TRUE(c.bench.cpu);
+}
+
+TEST(Cli, SizeForms) {
+  EXPECT_EQ(parse_log2_sizes("--sizes", "16..20"), (std::vector<int>{16, 17, 18, 19, 20}));
+  EXPECT_EQ(parse_log2_sizes("--sizes", "16..22:3"), (std::vector<int>{16, 19, 22}));
+  EXPECT_EQ(parse_log2_sizes("--sizes", "2^10..2^12,2^5"), (std::vector<int>{5, 10, 11, 12}));
+  EXPECT_EQ(parse_log2_sizes("--sizes", "24,20,24"), (std::vector<int>{20, 24}));  // sorted, unique
+  EXPECT_EQ(parse_log2_sizes("--sizes", "0"), (std::vector<int>{0}));
+}
+
+TEST(Cli, AllSelectsEveryValue) {
+  EXPECT_EQ(parse({"--types", "all"}).bench.types, bench_types());
+  EXPECT_EQ(parse({"tune", "--strategies", "chained,all"}).tune.strategies.size(), tune_strategies().size());
+}
+
+TEST(Cli, TuneOptions) {
+  const command c = parse({"tune", "--types", "vec4i", "--strategies", "decoupled_lookback", "--sizes", "20,26",
+                           "--repeat", "3", "--budget", "60", "--output", "/tmp/t.txt", "--dry-run"});
+  EXPECT_EQ(c.kind, subcommand::tune);
+  EXPECT_EQ(c.tune.types, (std::vector<std::string>{"vec4i"}));
+  EXPECT_EQ(c.tune.strategies, (std::vector<std::string>{"decoupled_lookback"}));
+  EXPECT_EQ(c.tune.log2_sizes, (std::vector<int>{20, 26}));
+  EXPECT_EQ(c.tune.repeat, 3);
+  EXPECT_EQ(c.tune.budget_s, 60);
+  EXPECT_EQ(c.tune.output, "/tmp/t.txt");
+  EXPECT_TRUE(c.tune.dry_run);
+  EXPECT_FALSE(c.tune.list);
+  EXPECT_TRUE(parse({"tune", "--list"}).tune.list);
+  const command d = parse({"tune"});
+  EXPECT_EQ(d.tune.log2_sizes, (std::vector<int>{18, 22, 26}));
+  EXPECT_EQ(d.tune.types, tune_types());
+  EXPECT_EQ(d.tune.strategies, tune_strategies());
+}
+
+TEST(Cli, VerifyOptions) {
+  const command c = parse({"verify", "--seed", "42", "--cpu"});
+  EXPECT_EQ(c.kind, subcommand::verify);
+  EXPECT_EQ(c.verify.seed, 42u);
+  EXPECT_TRUE(c.verify.cpu);
+  EXPECT_EQ(parse({"verify"}).verify.seed, 0u);
+}
+
+TEST(Cli, Help) {
+  EXPECT_EQ(parse({"--help"}).kind, subcommand::help);
+  EXPECT_EQ(parse({"--help"}).help_topic, "");
+  EXPECT_EQ(parse({"-h"}).kind, subcommand::help);
+  EXPECT_EQ(parse({"tune", "--help"}).help_topic, "tune");
+  EXPECT_EQ(parse({"verify", "--seed", "3", "--help"}).help_topic, "verify");
+  EXPECT_EQ(parse({"help", "bench"}).help_topic, "bench");
+  EXPECT_EQ(parse({"--version"}).kind, subcommand::version);
+  for (const char* topic : {"", "bench", "tune", "verify"}) {
+    const std::string text = help_text(topic);
+    EXPECT_NE(text.find("usage: streamscan"), std::string::npos) << topic;
+  }
+  // Every option the parser accepts is in its subcommand's help.
+  for (const char* opt : {"--types", "--sizes", "--algorithms", "--repeat", "--json", "--cpu", "--progress"})
+    EXPECT_NE(help_text("bench").find(opt), std::string::npos) << opt;
+  for (const char* opt : {"--types", "--strategies", "--sizes", "--repeat", "--budget", "--output", "--dry-run",
+                          "--list", "--progress"})
+    EXPECT_NE(help_text("tune").find(opt), std::string::npos) << opt;
+  for (const char* opt : {"--seed", "--cpu", "--progress"})
+    EXPECT_NE(help_text("verify").find(opt), std::string::npos) << opt;
+}
+
+TEST(Cli, BadArgumentsNameTheArgument) {
+  EXPECT_NE(error_of({"frobnicate"}).find("unknown subcommand 'frobnicate'"), std::string::npos);
+  EXPECT_NE(error_of({"--types", "int33"}).find("--types: unknown value 'int33'"), std::string::npos);
+  EXPECT_NE(error_of({"--types", ""}).find("--types"), std::string::npos);
+  EXPECT_NE(error_of({"--sizes", "x"}).find("--sizes"), std::string::npos);
+  EXPECT_NE(error_of({"--sizes", "41"}).find("--sizes"), std::string::npos);
+  EXPECT_NE(error_of({"--sizes", "24..20"}).find("runs backwards"), std::string::npos);
+  EXPECT_NE(error_of({"--sizes", "20..24:0"}).find("--sizes"), std::string::npos);
+  EXPECT_NE(error_of({"--repeat", "0"}).find("--repeat expects an integer from 1"), std::string::npos);
+  EXPECT_NE(error_of({"--repeat", "5x"}).find("--repeat"), std::string::npos);
+  EXPECT_NE(error_of({"--repeat"}).find("--repeat needs a value"), std::string::npos);
+  EXPECT_NE(error_of({"--algorithms", "cub,magic"}).find("'magic'"), std::string::npos);
+  EXPECT_NE(error_of({"--progress", "sometimes"}).find("--progress"), std::string::npos);
+  EXPECT_NE(error_of({"--budget", "10"}).find("unknown argument '--budget'"), std::string::npos);  // tune's
+  EXPECT_NE(error_of({"tune", "--types", "float"}).find("--types: unknown value 'float'"), std::string::npos);
+  EXPECT_NE(error_of({"tune", "--cpu"}).find("unknown argument '--cpu'"), std::string::npos);
+  EXPECT_NE(error_of({"tune", "--budget", "0"}).find("--budget"), std::string::npos);
+  EXPECT_NE(error_of({"tune", "--output", ""}).find("--output"), std::string::npos);
+  EXPECT_NE(error_of({"verify", "--seed", "-1"}).find("--seed"), std::string::npos);
+  EXPECT_NE(error_of({"help", "nothing"}).find("unknown subcommand 'nothing'"), std::string::npos);
+  EXPECT_EQ(error_of({"bench"}), "");  // and the helper itself can tell success from failure
+}
+
+}  // namespace

@@ -1,0 +1,238 @@
+// Every compiled-in candidate policy computes the same scan (the tuner may
+// pick any of them), options.policy is validated, and the dispatch follows
+// the tuning file for this GPU and ignores a stale one.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <streamscan/cuda.cuh>
+#include <streamscan/tuning.hpp>
+
+#include "common/compare.hpp"
+#include "common/cuda_helpers.cuh"
+#include "common/oracle.hpp"
+#include "common/random.hpp"
+#include "common/types.hpp"
+
+namespace {
+using namespace streamscan_test;
+namespace sd = streamscan::detail;
+using streamscan::scan_strategy;
+
+#define SKIP_WITHOUT_GPU() \
+  if (!gpu_present()) GTEST_SKIP() << "no CUDA device"
+
+const scan_strategy tunable[] = {scan_strategy::decoupled_lookback, scan_strategy::chained,
+                                 scan_strategy::reduce_then_scan, scan_strategy::scan_then_add};
+
+// The tile of candidate i (the vector kernel's for the decoupled look-back).
+template <class A>
+std::int64_t candidate_tile(scan_strategy s, int i) {
+  switch (sd::candidates_for(s, sizeof(A)).kind) {
+    case sd::candidate_set::vector:
+      return std::int64_t{sd::vector_shapes[i].threads} * sd::vector_shapes[i].vectors * (16 / sizeof(A));
+    case sd::candidate_set::tile: return std::int64_t{sd::tile_shapes[i].threads} * sd::items_per_thread_for(sizeof(A));
+    default: return streamscan::cuda::scan_tile_items<A>(s);
+  }
+}
+
+template <class A, class Op>
+void check_every_candidate(Op op, const char* test) {
+  auto rng = make_rng(test);
+  for (const scan_strategy s : tunable) {
+    const sd::candidate_set set = sd::candidates_for(s, sizeof(A));
+    ASSERT_GT(set.count, 0) << to_string(s);
+    for (int i = 0; i < set.count; ++i) {
+      const std::string name = sd::candidate_name(s, sizeof(A), i);
+      const std::int64_t tile = candidate_tile<A>(s, i);
+      const std::int64_t many = std::uniform_int_distribution<std::int64_t>(40 * tile, 60 * tile)(rng);
+      for (const std::int64_t n : {std::int64_t{1}, tile - 1, tile + 1, 5 * tile, many}) {
+        for (const scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive}) {
+          const std::vector<A> in = random_vector<A>(rng, n);
+          const A init = random_init<A>(rng);
+          std::vector<A> out(in.size());
+          poison(out);
+          device_buffer<A> d_in(in.size()), d_out(out.size());
+          d_in.upload(in);
+          d_out.upload(out);
+          const streamscan::scan_options opt{s, name.c_str()};
+          std::size_t bytes = 0;
+          auto call = [&](void* temp) {
+            return kind == scan_kind::inclusive
+                       ? streamscan::cuda::inclusive_scan(temp, bytes, static_cast<const A*>(d_in.get()), d_out.get(),
+                                                          n, op, test_stream(), opt)
+                       : streamscan::cuda::exclusive_scan(temp, bytes, static_cast<const A*>(d_in.get()), d_out.get(),
+                                                          n, init, op, test_stream(), opt);
+          };
+          ASSERT_TRUE(call(nullptr).is_ok());
+          device_buffer<unsigned char> temp(bytes);
+          const streamscan::status st = call(temp.get());
+          ASSERT_TRUE(st.is_ok()) << st.message();
+          STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(test_stream()));
+          d_out.download(out);
+          EXPECT_TRUE(compare_exact(out, oracle_scan<A>(in, op, kind, init)))
+              << to_string(s) << " policy " << name << " " << to_string(kind) << " n=" << n
+              << " seed=" << global_seed();
+        }
+      }
+    }
+  }
+}
+
+TEST(TuningCandidates, Int32Sum) {
+  SKIP_WITHOUT_GPU();
+  check_every_candidate<std::int32_t>(streamscan::plus{}, "cand_int32");
+}
+TEST(TuningCandidates, Uint64Sum) {
+  SKIP_WITHOUT_GPU();
+  check_every_candidate<std::uint64_t>(streamscan::plus{}, "cand_uint64");
+}
+TEST(TuningCandidates, Mat2uProductNonCommutative) {
+  SKIP_WITHOUT_GPU();
+  check_every_candidate<mat2u>(mat2u_product{}, "cand_mat2u");
+}
+
+TEST(TuningPolicyOption, UnknownNamesAreRejectedAndNothingIsWritten) {
+  SKIP_WITHOUT_GPU();
+  const std::int64_t n = 1000;
+  device_buffer<int> d_in(n), d_out(n);
+  std::vector<int> poisoned(n);
+  poison(poisoned);
+  d_out.upload(poisoned);
+  for (const char* bad : {"t999x1", "p8-not", ""}) {
+    std::size_t bytes = 0;
+    const streamscan::status st = streamscan::cuda::inclusive_scan(
+        nullptr, bytes, static_cast<const int*>(d_in.get()), d_out.get(), n, streamscan::plus{}, nullptr,
+        {scan_strategy::decoupled_lookback, bad});
+    EXPECT_EQ(st.code(), streamscan::errc::invalid_argument) << bad;
+    EXPECT_NE(st.message().find("argument 'options.policy'"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("t128x16"), std::string::npos) << "lists the candidates: " << st.message();
+  }
+  // A policy of another strategy is not one of this strategy's.
+  std::size_t bytes = 0;
+  EXPECT_FALSE(streamscan::cuda::inclusive_scan(nullptr, bytes, static_cast<const int*>(d_in.get()), d_out.get(), n,
+                                                streamscan::plus{}, nullptr, {scan_strategy::chained, "p8"})
+                   .is_ok());
+  // Value sizes without candidates accept only "default".
+  device_buffer<char> c_in(n), c_out(n);
+  EXPECT_FALSE(streamscan::cuda::inclusive_scan(nullptr, bytes, static_cast<const char*>(c_in.get()), c_out.get(), n,
+                                                streamscan::plus{}, nullptr,
+                                                {scan_strategy::decoupled_lookback, "t128x16"})
+                   .is_ok());
+  EXPECT_TRUE(streamscan::cuda::inclusive_scan(nullptr, bytes, static_cast<const char*>(c_in.get()), c_out.get(), n,
+                                               streamscan::plus{}, nullptr,
+                                               {scan_strategy::decoupled_lookback, "default"})
+                  .is_ok());
+  std::vector<int> after;
+  d_out.download(after);
+  EXPECT_TRUE(compare_exact(after, poisoned));
+}
+
+// Points STREAMSCAN_TUNING_FILE at `path` and reloads; restores both after.
+class tuning_file_scope {
+ public:
+  explicit tuning_file_scope(const std::string& path) {
+    if (const char* old = std::getenv("STREAMSCAN_TUNING_FILE")) old_ = old, had_ = true;
+    setenv("STREAMSCAN_TUNING_FILE", path.c_str(), 1);
+    streamscan::tuning::reload();
+  }
+  ~tuning_file_scope() {
+    if (had_) setenv("STREAMSCAN_TUNING_FILE", old_.c_str(), 1);
+    else unsetenv("STREAMSCAN_TUNING_FILE");
+    streamscan::tuning::reload();
+  }
+
+ private:
+  std::string old_;
+  bool had_ = false;
+};
+
+std::string this_gpu(int& cc) {
+  int device = 0;
+  STREAMSCAN_TEST_CUDA(cudaGetDevice(&device));
+  cudaDeviceProp prop{};
+  STREAMSCAN_TEST_CUDA(cudaGetDeviceProperties(&prop, device));
+  cc = prop.major * 10 + prop.minor;
+  return prop.name;
+}
+
+TEST(TuningFileOnGpu, DispatchFollowsTheFileForThisGpuOnly) {
+  SKIP_WITHOUT_GPU();
+  int cc = 0;
+  const std::string gpu = this_gpu(cc);
+  namespace st = streamscan::tuning;
+  st::table t;
+  const auto big = std::numeric_limits<std::int64_t>::max();
+  t.entries.push_back({gpu, cc, scan_strategy::decoupled_lookback, 4, "builtin", 0, 1 << 20, "t256x8", 1, 1});
+  t.entries.push_back({gpu, cc, scan_strategy::decoupled_lookback, 4, "builtin", 1 << 20, big, "t128x8", 1, 1});
+  t.entries.push_back({gpu, cc, scan_strategy::reduce_then_scan, 8, "builtin", 0, big, "p32", 1, 1});
+  t.entries.push_back({gpu + " (another)", cc, scan_strategy::chained, 4, "builtin", 0, big, "t128-kogge_stone", 1, 1});
+  const std::string path = ::testing::TempDir() + "/streamscan_tuning_gpu_test.txt";
+  {
+    std::ofstream f(path);
+    st::write(f, t);
+  }
+  tuning_file_scope scope(path);
+  ASSERT_EQ(st::active()->state, st::load_result::loaded) << st::load_report();
+
+  streamscan::cuda::scan_plan plan;
+  ASSERT_TRUE(streamscan::cuda::describe_scan<int>(1000, {}, plan).is_ok());
+  EXPECT_EQ(plan.strategy, scan_strategy::decoupled_lookback);  // automatic resolved
+  EXPECT_EQ(plan.policy, "t256x8");
+  EXPECT_EQ(plan.source, "tuning file");
+  ASSERT_TRUE(streamscan::cuda::describe_scan<float>(1 << 22, {}, plan).is_ok());  // float shares int32's key
+  EXPECT_EQ(plan.policy, "t128x8");
+  ASSERT_TRUE(streamscan::cuda::describe_scan<std::uint64_t>(5, {scan_strategy::reduce_then_scan}, plan).is_ok());
+  EXPECT_EQ(plan.policy, "p32");
+  // No entry: the default. Another GPU's entry does not apply here.
+  ASSERT_TRUE(streamscan::cuda::describe_scan<int>(1000, {scan_strategy::chained}, plan).is_ok());
+  EXPECT_EQ(plan.policy, "t512-kogge_stone");
+  EXPECT_EQ(plan.source, "default");
+  // A user operator is another class.
+  ASSERT_TRUE(streamscan::cuda::describe_scan<int>(1000, {}, plan, take_right{}).is_ok());
+  EXPECT_EQ(plan.policy, "t128x16");
+  // The caller's choice wins over the file.
+  ASSERT_TRUE(streamscan::cuda::describe_scan<int>(1000, {scan_strategy::automatic, "default"}, plan).is_ok());
+  EXPECT_EQ(plan.policy, "t128x16");
+  ASSERT_TRUE(streamscan::cuda::describe_scan<int>(1000, {scan_strategy::automatic, "t256x16"}, plan).is_ok());
+  EXPECT_EQ(plan.policy, "t256x16");
+  EXPECT_EQ(plan.source, "options.policy");
+
+  // And a scan under the file is right (the tuned candidate runs, sized from the same query).
+  auto rng = make_rng("tuned_file_scan");
+  for (const std::int64_t n : {std::int64_t{777}, std::int64_t{3} << 20}) {
+    const std::vector<int> in = random_vector<int>(rng, n);
+    device_buffer<int> d(in.size());
+    d.upload(in);
+    streamscan::cuda::inclusive_scan(d.get(), d.get(), n, streamscan::plus{}, test_stream());
+    STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(test_stream()));
+    std::vector<int> out;
+    d.download(out);
+    EXPECT_TRUE(compare_exact(out, oracle_scan<int>(in, streamscan::plus{}, scan_kind::inclusive, 0))) << n;
+  }
+}
+
+TEST(TuningFileOnGpu, StaleFileIsIgnored) {
+  SKIP_WITHOUT_GPU();
+  int cc = 0;
+  const std::string gpu = this_gpu(cc);
+  const std::string path = ::testing::TempDir() + "/streamscan_tuning_gpu_stale.txt";
+  {
+    std::ofstream f(path);
+    f << "streamscan-tuning 1\nlibrary 0.0.0\nentry gpu=\"" << gpu << "\" cc=" << cc
+      << " strategy=decoupled_lookback value_bytes=4 op=builtin min_n=0 max_n=999999999 policy=t256x8 "
+         "default_ms=1 tuned_ms=1\n";
+  }
+  tuning_file_scope scope(path);
+  EXPECT_EQ(streamscan::tuning::active()->state, streamscan::tuning::load_result::ignored);
+  EXPECT_NE(streamscan::tuning::load_report().find("stale"), std::string::npos);
+  streamscan::cuda::scan_plan plan;
+  ASSERT_TRUE(streamscan::cuda::describe_scan<int>(1000, {}, plan).is_ok());
+  EXPECT_EQ(plan.policy, "t128x16");
+  EXPECT_EQ(plan.source, "default");
+}
+
+}  // namespace
