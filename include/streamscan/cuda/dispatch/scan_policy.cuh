@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "../../detail/tuning_space.hpp"
 #include "../block/block_scan.cuh"
