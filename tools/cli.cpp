@@ -160,6 +160,7 @@ command parse_command_line(int argc, const char* const* argv) {
       c.bench.algorithms_given = true;
     } else if (c.kind == subcommand::bench && a == "--repeat") {
       c.bench.repeat = static_cast<int>(parse_integer(a, k.value(), 1, 100000));
+      c.bench.repeat_given = true;
     } else if (c.kind == subcommand::bench && a == "--json") {
       c.bench.json = k.value();
     } else if (c.kind != subcommand::tune && a == "--cpu") {
@@ -202,11 +203,11 @@ std::string help_text(const std::string& topic) {
            "  std::inclusive_scan and says so.\n"
            "options:\n"
            "  --types LIST       int32,float,uint64,vec4i (16-byte struct, user operator); default all\n"
-           "  --sizes SIZES      exponents of 2: 16..30:2 (default), 20,24,28, 2^26; sizes that do not\n"
-           "                     fit in device memory are skipped and reported\n"
+           "  --sizes SIZES      exponents of 2: 16..30:2 (default; up to 2^24 on the CPU), 20,24,28, 2^26;\n"
+           "                     sizes that do not fit in device memory are skipped and reported\n"
            "  --algorithms LIST  memcpy,cub,thrust,reduce_then_scan,scan_then_add,chained,\n"
            "                     decoupled_lookback; default all (chained only up to 2^26 unless named)\n"
-           "  --repeat R         timed runs per measurement (default 20)\n"
+           "  --repeat R         timed runs per measurement (default 20; 5 on the CPU)\n"
            "  --json FILE        also write the results as JSON (scripts/plot-bench draws them)\n"
            "  --cpu              benchmark the CPU back end even when a GPU is present\n"
            "  --progress MODE    auto (on when stderr is a terminal), on, off\n"
@@ -224,7 +225,8 @@ std::string help_text(const std::string& topic) {
            "  --strategies LIST  decoupled_lookback,chained,reduce_then_scan,scan_then_add; default all\n"
            "  --sizes SIZES      one measurement size per range, exponents of 2 (default 18,22,26: ranges\n"
            "                     [0,2^20), [2^20,2^24), [2^24,...) split halfway between them)\n"
-           "  --repeat R         timed runs per candidate (default 10)\n"
+           "  --repeat R         timed runs per candidate (default 30); a winner is confirmed by as many\n"
+           "                     runs interleaved with the default's\n"
            "  --budget SECONDS   stop searching after this long, keep what was found (default 300)\n"
            "  --output FILE      where to write (default: $STREAMSCAN_TUNING_FILE, else\n"
            "                     $XDG_CACHE_HOME/streamscan/tuning-v1.txt, else\n"

@@ -19,10 +19,11 @@ enum class progress_mode { automatic, on, off };
 struct bench_options {
   std::vector<std::string> types;       // int32, float, uint64, vec4i
   std::vector<int> log2_sizes;          // 2^k elements
-  bool sizes_given = false;             // the CPU caps the default sizes at 2^26
+  bool sizes_given = false;             // the CPU caps the default sizes at 2^24
   std::vector<std::string> algorithms;  // memcpy, cub, thrust, and the strategies
   bool algorithms_given = false;        // chained past 2^26 runs only when named
   int repeat = 20;
+  bool repeat_given = false;            // the CPU runs 5 unless told
   std::string json;
   bool cpu = false;
   progress_mode progress = progress_mode::automatic;
@@ -32,7 +33,7 @@ struct tune_options {
   std::vector<std::string> types;       // int32, uint64, vec4i
   std::vector<std::string> strategies;  // chained, decoupled_lookback, reduce_then_scan, scan_then_add
   std::vector<int> log2_sizes;          // one measurement size per size range
-  int repeat = 10;
+  int repeat = 30;
   double budget_s = 300;
   std::string output;                   // empty: the default tuning file path
   bool dry_run = false;

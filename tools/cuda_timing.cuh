@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace streamscan_tool {
@@ -36,6 +37,37 @@ double median_ms(int repeats, F f, cudaStream_t stream = nullptr) {
   cudaEventDestroy(stop);
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
+}
+
+// Times fa and fb alternately, `repeats` times each after one warm-up of
+// both, so that drift (clocks, temperature, other work) falls on both alike.
+// Returns their median ms.
+template <class FA, class FB>
+std::pair<double, double> interleaved_median_ms(int repeats, FA fa, FB fb, cudaStream_t stream = nullptr) {
+  cudaEvent_t start, stop;
+  cuda_check(cudaEventCreate(&start), "cudaEventCreate");
+  cuda_check(cudaEventCreate(&stop), "cudaEventCreate");
+  std::vector<double> ta, tb;
+  auto time_one = [&](auto& f, int r) {
+    cuda_check(cudaEventRecord(start, stream), "cudaEventRecord");
+    f(r);
+    cuda_check(cudaEventRecord(stop, stream), "cudaEventRecord");
+    cuda_check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    cuda_check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    return static_cast<double>(ms);
+  };
+  fa(0);
+  fb(0);
+  for (int r = 1; r <= repeats; ++r) {
+    ta.push_back(time_one(fa, r));
+    tb.push_back(time_one(fb, r));
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(ta.begin(), ta.end());
+  std::sort(tb.begin(), tb.end());
+  return {ta[ta.size() / 2], tb[tb.size() / 2]};
 }
 
 }  // namespace streamscan_tool
