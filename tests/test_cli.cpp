@@ -39,7 +39,8 @@ TEST(Cli, NoArgumentsIsBenchWithDefaults) {
 
 TEST(Cli, BenchOptions) {
   const command c = parse({"bench", "--types", "uint64,int32", "--sizes", "20,2^24,28", "--algorithms",
-                           "cub,chained", "--repeat", "7", "--json", "out.json", "--progress", "off", "--cpu"});
+                           "cub,chained", "--repeat", "7", "--json", "out.json", "--progress", "off", "--cpu",
+                           "--compare-defaults"});
   EXPECT_EQ(c.kind, subcommand::bench);
   EXPECT_EQ(c.bench.types, (std::vector<std::string>{"uint64", "int32"}));
   EXPECT_EQ(c.bench.log2_sizes, (std::vector<int>{20, 24, 28}));
@@ -50,6 +51,9 @@ TEST(Cli, BenchOptions) {
   EXPECT_EQ(c.bench.json, "out.json");
   EXPECT_EQ(c.bench.progress, progress_mode::off);
   EXPECT_TRUE(c.bench.cpu);
+  EXPECT_TRUE(c.bench.compare_defaults);
+  EXPECT_TRUE(c.bench.repeat_given);
+  EXPECT_FALSE(parse({}).bench.compare_defaults);
 }
 
 TEST(Cli, SizeForms) {
@@ -105,7 +109,8 @@ TEST(Cli, Help) {
     EXPECT_NE(text.find("usage: streamscan"), std::string::npos) << topic;
   }
   // Every option the parser accepts is in its subcommand's help.
-  for (const char* opt : {"--types", "--sizes", "--algorithms", "--repeat", "--json", "--cpu", "--progress"})
+  for (const char* opt :
+       {"--types", "--sizes", "--algorithms", "--repeat", "--json", "--compare-defaults", "--cpu", "--progress"})
     EXPECT_NE(help_text("bench").find(opt), std::string::npos) << opt;
   for (const char* opt : {"--types", "--strategies", "--sizes", "--repeat", "--budget", "--output", "--dry-run",
                           "--list", "--progress"})

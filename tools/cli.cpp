@@ -161,6 +161,8 @@ command parse_command_line(int argc, const char* const* argv) {
     } else if (c.kind == subcommand::bench && a == "--repeat") {
       c.bench.repeat = static_cast<int>(parse_integer(a, k.value(), 1, 100000));
       c.bench.repeat_given = true;
+    } else if (c.kind == subcommand::bench && a == "--compare-defaults") {
+      c.bench.compare_defaults = true;
     } else if (c.kind == subcommand::bench && a == "--json") {
       c.bench.json = k.value();
     } else if (c.kind != subcommand::tune && a == "--cpu") {
@@ -209,6 +211,8 @@ std::string help_text(const std::string& topic) {
            "                     decoupled_lookback; default all (chained only up to 2^26 unless named)\n"
            "  --repeat R         timed runs per measurement (default 20; 5 on the CPU)\n"
            "  --json FILE        also write the results as JSON (scripts/plot-bench draws them)\n"
+           "  --compare-defaults where the tuning file picks another policy than the built-in default,\n"
+           "                     time both, interleaved, and print the default as 'STRATEGY (defaults)'\n"
            "  --cpu              benchmark the CPU back end even when a GPU is present\n"
            "  --progress MODE    auto (on when stderr is a terminal), on, off\n"
            "environment: STREAMSCAN_TUNING_FILE (see streamscan tune --help)\n";

@@ -25,6 +25,7 @@ struct bench_options {
   int repeat = 20;
   bool repeat_given = false;            // the CPU runs 5 unless told
   std::string json;
+  bool compare_defaults = false;        // also time built-in defaults where the tuning file differs
   bool cpu = false;
   progress_mode progress = progress_mode::automatic;
 };

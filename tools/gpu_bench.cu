@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <streamscan/cuda.cuh>
@@ -95,22 +96,49 @@ void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench
                                                                 nullptr, opt));
     void* temp = nullptr;
     cuda_check(cudaMalloc(&temp, temp_bytes), "cudaMalloc");
-    const double ms = median_ms(o.repeat, [&](int r) {
-      streamscan::throw_if_error(
-          streamscan::cuda::inclusive_scan(temp, temp_bytes, buf.in(r), buf.out(r), n, op, nullptr, opt));
-    });
+    auto run_with = [&](streamscan::scan_options how) {
+      return [&, how](int r) {
+        streamscan::throw_if_error(
+            streamscan::cuda::inclusive_scan(temp, temp_bytes, buf.in(r), buf.out(r), n, op, nullptr, how));
+      };
+    };
+    const std::string default_policy =
+        streamscan::detail::candidate_name(strategy, sizeof(T), streamscan::detail::candidates_for(strategy, sizeof(T)).default_index);
+    const bool compare = o.compare_defaults && plan.source == "tuning file" && plan.policy != default_policy;
+    const streamscan::scan_options defaults{strategy, "default"};
+    double ms = 0, default_ms = 0;
+    if (compare) std::tie(ms, default_ms) = interleaved_median_ms(o.repeat, run_with(opt), run_with(defaults));
+    else ms = median_ms(o.repeat, run_with(opt));
     buf.poison();
-    streamscan::throw_if_error(
-        streamscan::cuda::inclusive_scan(temp, temp_bytes, buf.in(0), buf.out(0), n, op, nullptr, opt));
+    run_with(opt)(0);
     add(name, plan.policy + " (" + plan.source + ")", ms, buf.matches_reference());
+    if (compare) {
+      buf.poison();
+      run_with(defaults)(0);
+      add(name + " (defaults)", default_policy + " (default)", default_ms, buf.matches_reference());
+    }
     cudaFree(temp);
   }
   cuda_check(cudaDeviceSynchronize(), "bench");
 }
 
+// About 0.2 s of copying first, so that the first measurement does not pay
+// for the GPU's clocks ramping up from idle.
+void warm_up_gpu() {
+  const std::size_t bytes = std::size_t{256} << 20;
+  void *a = nullptr, *b = nullptr;
+  cuda_check(cudaMalloc(&a, bytes), "cudaMalloc");
+  cuda_check(cudaMalloc(&b, bytes), "cudaMalloc");
+  for (int i = 0; i < 400; ++i) cuda_check(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice), "memcpy");
+  cuda_check(cudaDeviceSynchronize(), "warm-up");
+  cudaFree(a);
+  cudaFree(b);
+}
+
 }  // namespace
 
 int gpu_bench(const bench_options& o, bench_report& rep) {
+  warm_up_gpu();
   rep.repeat = o.repeat;
   progress bar(o.progress, static_cast<int>(o.types.size() * o.log2_sizes.size()) * measurements(o));
   for (const auto& t : o.types)
