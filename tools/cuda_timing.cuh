@@ -41,6 +41,8 @@ double median_ms(int repeats, F f, cudaStream_t stream = nullptr) {
 
 // Times fa and fb alternately, `repeats` times each after one warm-up of
 // both, so that drift (clocks, temperature, other work) falls on both alike.
+// Which goes first alternates, and each call gets its own rotation index
+// (2r, 2r + 1): the second of a pair must not find the first's input in L2.
 // Returns their median ms.
 template <class FA, class FB>
 std::pair<double, double> interleaved_median_ms(int repeats, FA fa, FB fb, cudaStream_t stream = nullptr) {
@@ -58,10 +60,15 @@ std::pair<double, double> interleaved_median_ms(int repeats, FA fa, FB fb, cudaS
     return static_cast<double>(ms);
   };
   fa(0);
-  fb(0);
+  fb(1);
   for (int r = 1; r <= repeats; ++r) {
-    ta.push_back(time_one(fa, r));
-    tb.push_back(time_one(fb, r));
+    if (r % 2) {
+      ta.push_back(time_one(fa, 2 * r));
+      tb.push_back(time_one(fb, 2 * r + 1));
+    } else {
+      tb.push_back(time_one(fb, 2 * r));
+      ta.push_back(time_one(fa, 2 * r + 1));
+    }
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
