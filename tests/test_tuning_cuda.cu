@@ -29,15 +29,33 @@ using streamscan::scan_strategy;
 const scan_strategy tunable[] = {scan_strategy::decoupled_lookback, scan_strategy::chained,
                                  scan_strategy::reduce_then_scan, scan_strategy::scan_then_add};
 
-// The tile of candidate i (the vector kernel's for the decoupled look-back).
 template <class A>
 std::int64_t candidate_tile(scan_strategy s, int i) {
-  switch (sd::candidates_for(s, sizeof(A)).kind) {
-    case sd::candidate_set::vector:
-      return std::int64_t{sd::vector_shapes[i].threads} * sd::vector_shapes[i].vectors * (16 / sizeof(A));
-    case sd::candidate_set::tile: return std::int64_t{sd::tile_shapes[i].threads} * sd::items_per_thread_for(sizeof(A));
-    default: return streamscan::cuda::scan_tile_items<A>(s);
-  }
+  return sd::candidate_tile_items(s, sizeof(A), i);
+}
+
+// The tile sizes the tests and `verify` aim at are the ones the kernels use.
+template <class A>
+void expect_default_tiles_agree() {
+  for (const scan_strategy s : tunable)
+    EXPECT_EQ(sd::candidate_tile_items(s, sizeof(A), sd::candidates_for(s, sizeof(A)).default_index),
+              streamscan::cuda::scan_tile_items<A>(s))
+        << to_string(s) << " " << sizeof(A) << "-byte";
+}
+TEST(TuningCandidates, TileSizesAgreeWithThePolicies) {
+  expect_default_tiles_agree<char>();
+  expect_default_tiles_agree<short>();
+  expect_default_tiles_agree<int>();
+  expect_default_tiles_agree<double>();
+  expect_default_tiles_agree<vec4i>();
+  struct twelve {
+    int a, b, c;
+  };
+  expect_default_tiles_agree<twelve>();
+  struct thirty_two {
+    double a[4];
+  };
+  expect_default_tiles_agree<thirty_two>();
 }
 
 template <class A, class Op>

@@ -135,10 +135,9 @@ int cpu_bench(const bench_options& given, bench_report& rep) {
   progress bar(o.progress, static_cast<int>(o.types.size() * sizes.size() * o.algorithms.size()));
   for (const auto& t : o.types)
     for (const int e : sizes) {
-      if (t == "int32") bench_one<std::int32_t>(o, "int32", e, streamscan::plus{}, rep, bar);
-      else if (t == "float") bench_one<float>(o, "float", e, streamscan::plus{}, rep, bar);
-      else if (t == "uint64") bench_one<std::uint64_t>(o, "uint64", e, streamscan::plus{}, rep, bar);
-      else bench_one<vec4i>(o, "vec4i", e, vec4i_plus{}, rep, bar);
+      visit_bench_type(t, [&](auto tag, const char* name, auto op) {
+        bench_one<typename decltype(tag)::type>(o, name, e, op, rep, bar);
+      });
     }
   bar.done();
   for (const auto& r : rep.rows)

@@ -1,13 +1,16 @@
-// The benchmark inputs, identical on the host and the device: small
+// The benchmark value types and inputs, identical on the host and the device: small
 // pseudo-random values from a hash of the index, so that sums of 2^30 of them
 // compare exactly (float: multiples of 1/128 whose running sums stay far
 // below 2^24 / 128; integer sums may wrap, identically everywhere).
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include <streamscan/config.hpp>
+#include <streamscan/operators.hpp>
 
 #include "../tests/common/types.hpp"
 
@@ -25,5 +28,21 @@ STREAMSCAN_HOST_DEVICE T bench_value(std::int64_t i, std::uint64_t seed) {
 }
 
 inline constexpr std::uint64_t bench_seed = 12345;
+
+template <class T>
+struct type_tag {
+  using type = T;
+};
+
+// Calls f(type_tag<T>{}, name, op) for a value type named on the command line
+// (int32, float, uint64: sums; vec4i: 4 x int32 with a user-written sum).
+template <class F>
+void visit_bench_type(const std::string& name, F&& f) {
+  if (name == "int32") f(type_tag<std::int32_t>{}, "int32", streamscan::plus{});
+  else if (name == "float") f(type_tag<float>{}, "float", streamscan::plus{});
+  else if (name == "uint64") f(type_tag<std::uint64_t>{}, "uint64", streamscan::plus{});
+  else if (name == "vec4i") f(type_tag<streamscan_test::vec4i>{}, "vec4i", streamscan_test::vec4i_plus{});
+  else throw std::invalid_argument("unknown value type '" + name + "'");
+}
 
 }  // namespace streamscan_tool

@@ -12,6 +12,7 @@
 
 #include <streamscan/cuda.cuh>
 
+#include "fill.hpp"
 #include "gpu_buffers.cuh"
 #include "tool.hpp"
 
@@ -143,10 +144,9 @@ int gpu_bench(const bench_options& o, bench_report& rep) {
   progress bar(o.progress, static_cast<int>(o.types.size() * o.log2_sizes.size()) * measurements(o));
   for (const auto& t : o.types)
     for (const int e : o.log2_sizes) {
-      if (t == "int32") bench_one<std::int32_t>(o, "int32", e, streamscan::plus{}, rep, bar);
-      else if (t == "float") bench_one<float>(o, "float", e, streamscan::plus{}, rep, bar);
-      else if (t == "uint64") bench_one<std::uint64_t>(o, "uint64", e, streamscan::plus{}, rep, bar);
-      else bench_one<vec4i>(o, "vec4i", e, vec4i_plus{}, rep, bar);
+      visit_bench_type(t, [&](auto tag, const char* name, auto op) {
+        bench_one<typename decltype(tag)::type>(o, name, e, op, rep, bar);
+      });
     }
   bar.done();
   for (const auto& r : rep.rows)

@@ -159,9 +159,9 @@ int gpu_tune(const tune_options& o) {
   {
     progress bar(o.progress, static_cast<int>(o.types.size() * o.strategies.size() * o.log2_sizes.size()));
     for (const auto& type : o.types) {
-      if (type == "int32") t.tune_type<std::int32_t>("int32", streamscan::plus{}, bar);
-      else if (type == "uint64") t.tune_type<std::uint64_t>("uint64", streamscan::plus{}, bar);
-      else t.tune_type<vec4i>("vec4i", vec4i_plus{}, bar);
+      visit_bench_type(type, [&](auto tag, const char* name, auto op) {
+        t.tune_type<typename decltype(tag)::type>(name, op, bar);
+      });
     }
   }
   std::printf("%-20s %6s %-8s %-10s %-18s %10s %-18s %10s %7s\n", "strategy", "bytes", "op", "n from", "default",

@@ -47,17 +47,10 @@ struct cuda_verify_backend {
     if (v.empty()) v.push_back("default");
     return v;
   }
-  // The tile of the candidate that runs for raw pointers (the vector kernel
-  // for the decoupled look-back where the value size allows).
   template <class A>
   std::int64_t tile_items(streamscan::scan_strategy s, const std::string& policy) const {
     const int i = sd::candidate_index(s, sizeof(A), policy);
-    switch (sd::candidates_for(s, sizeof(A)).kind) {
-      case sd::candidate_set::vector:
-        return std::int64_t{sd::vector_shapes[i].threads} * sd::vector_shapes[i].vectors * (16 / sizeof(A));
-      case sd::candidate_set::tile: return std::int64_t{sd::tile_shapes[i].threads} * sd::items_per_thread_for(sizeof(A));
-      default: return streamscan::cuda::scan_tile_items<A>(s);
-    }
+    return sd::candidate_tile_items(s, sizeof(A), i < 0 ? sd::candidates_for(s, sizeof(A)).default_index : i);
   }
 
   template <class A, class Op>

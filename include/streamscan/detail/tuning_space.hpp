@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -42,7 +43,9 @@ inline constexpr vector_shape vector_shapes[] = {{128, 16}, {128, 8}, {256, 8}, 
 inline constexpr int vector_shape_count = sizeof(vector_shapes) / sizeof(vector_shapes[0]);
 
 // Values of 1 or 2 bytes pack 16 or 8 per load; they keep one fixed shape
-// (32 values per thread) instead of a candidate list.
+// (128 threads, 32 values per thread) instead of a candidate list.
+inline constexpr int fixed_vector_threads = 128;
+inline constexpr int fixed_vector_values_per_thread = 32;
 constexpr bool vector_shapes_tunable(std::size_t value_bytes) {
   return value_bytes == 4 || value_bytes == 8 || value_bytes == 16;
 }
@@ -70,7 +73,9 @@ constexpr int items_per_thread_for(std::size_t value_bytes) {
   return items > 16 ? 16 : items;
 }
 
-// reduce_then_scan and scan_then_add: partitions per SM (a run-time value).
+// reduce_then_scan and scan_then_add: 256 threads per block, and partitions
+// per SM (a run-time value).
+inline constexpr int multi_pass_threads = 256;
 inline constexpr int partition_counts[] = {8, 4, 16, 32};
 inline constexpr int partition_count_count = sizeof(partition_counts) / sizeof(partition_counts[0]);
 
@@ -109,6 +114,21 @@ inline std::string candidate_name(scan_strategy s, std::size_t value_bytes, int 
     default: return {};
   }
   return buf;
+}
+
+// Values per tile of candidate `index` (the vectorised kernel's where the
+// decoupled look-back has one for this value size; the multi-pass strategies'
+// tile for every partition count). Tests and `verify` aim at its edges.
+constexpr std::int64_t candidate_tile_items(scan_strategy s, std::size_t value_bytes, int index) {
+  const candidate_set set = candidates_for(s, value_bytes);
+  const bool vector_kernel = value_bytes <= 16 && 16 % value_bytes == 0;
+  if (set.kind == candidate_set::vector)
+    return std::int64_t{vector_shapes[index].threads} * vector_shapes[index].vectors * static_cast<int>(16 / value_bytes);
+  if (set.kind == candidate_set::tile) return std::int64_t{tile_shapes[index].threads} * items_per_thread_for(value_bytes);
+  if (s == scan_strategy::decoupled_lookback || s == scan_strategy::automatic)
+    return vector_kernel ? std::int64_t{fixed_vector_threads} * fixed_vector_values_per_thread
+                         : std::int64_t{tile_shapes[default_tile_shape(false)].threads} * items_per_thread_for(value_bytes);
+  return std::int64_t{multi_pass_threads} * items_per_thread_for(value_bytes);
 }
 
 // Index of a candidate by name, -1 when this strategy and value size have none of that name.

@@ -21,7 +21,7 @@ namespace streamscan::cuda {
 // one block's work for the middle pass while every SM has several blocks).
 template <class A>
 struct scan_policy_for {
-  static constexpr int threads = 256;
+  static constexpr int threads = streamscan::detail::multi_pass_threads;
   static constexpr int items_per_thread = streamscan::detail::items_per_thread_for(sizeof(A));
   static constexpr int tile_items = threads * items_per_thread;
   static constexpr block_scan_algorithm block_algorithm = block_scan_algorithm::kogge_stone;
@@ -53,8 +53,10 @@ struct vector_scan_policy_for {
   static constexpr bool applies = sizeof(A) <= 16 && 16 % sizeof(A) == 0;
   static constexpr bool tunable = streamscan::detail::vector_shapes_tunable(sizeof(A));
   static constexpr int vector_width = applies ? static_cast<int>(16 / sizeof(A)) : 1;
-  static constexpr int threads = tunable ? streamscan::detail::vector_shapes[Shape].threads : 128;
-  static constexpr int vectors = tunable ? streamscan::detail::vector_shapes[Shape].vectors : 32 / vector_width;
+  static constexpr int threads =
+      tunable ? streamscan::detail::vector_shapes[Shape].threads : streamscan::detail::fixed_vector_threads;
+  static constexpr int vectors = tunable ? streamscan::detail::vector_shapes[Shape].vectors
+                                         : streamscan::detail::fixed_vector_values_per_thread / vector_width;
   static constexpr int tile_items = threads * vectors * vector_width;
   static constexpr unsigned look_back_sleep_ns = 1024;  // cap of the look-back's polling backoff
 };
