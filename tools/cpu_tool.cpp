@@ -140,9 +140,7 @@ int cpu_bench(const bench_options& given, bench_report& rep) {
       });
     }
   bar.done();
-  for (const auto& r : rep.rows)
-    if (!r.verified) return 1;
-  return 0;
+  return all_verified(rep) ? 0 : 1;
 }
 
 int cpu_verify(const verify_options& o) {

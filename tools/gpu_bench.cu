@@ -149,9 +149,7 @@ int gpu_bench(const bench_options& o, bench_report& rep) {
       });
     }
   bar.done();
-  for (const auto& r : rep.rows)
-    if (!r.verified) return 1;
-  return 0;
+  return all_verified(rep) ? 0 : 1;
 }
 
 }  // namespace streamscan_tool

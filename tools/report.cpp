@@ -34,6 +34,12 @@ void finish_ratios(bench_report& r) {
   }
 }
 
+bool all_verified(const bench_report& r) {
+  for (const auto& row : r.rows)
+    if (!row.verified) return false;
+  return true;
+}
+
 void print_table(std::FILE* to, const bench_report& r) {
   const bool cpu = r.backend == "cpu";
   std::fprintf(to, "%-6s %-5s %-24s %-26s %10s %9s %8s %8s %7s %s\n", "type", "n", "algorithm", "policy",

@@ -38,6 +38,8 @@ struct bench_report {
 // On the CPU the baseline rows are "std::memcpy" and "std::inclusive_scan".
 void finish_ratios(bench_report& r);
 
+bool all_verified(const bench_report& r);
+
 void print_table(std::FILE* to, const bench_report& r);
 // Throws std::runtime_error when the file cannot be written.
 void write_json(const std::string& path, const bench_report& r);
