@@ -7,9 +7,11 @@
 #include <vector>
 
 #include <streamscan/cpu.hpp>
+#include <streamscan/cpu/segmented_scan.hpp>
 
 #include "common/wrapped_iterator.hpp"
 #include "scan_test_body.hpp"
+#include "segmented_test_body.hpp"
 
 namespace streamscan_test {
 
@@ -26,6 +28,45 @@ struct cpu_backend {
   template <class A>
   static std::int64_t tile_items(streamscan::scan_strategy) {
     return streamscan::cpu::default_scan_policy.chunk_items;
+  }
+
+  template <class A, class Op>
+  static void run_segmented(const seg_request& req, const std::vector<A>& in, const segments_fixture& segs,
+                            std::vector<A>& out, Op op, A init) {
+    namespace ss = streamscan;
+    const auto n = static_cast<std::int64_t>(in.size());
+    if (req.in_place) out = in;
+    const A* src = req.in_place ? out.data() : in.data();
+    const ss::segmented_options opt{req.direction, {req.strategy}};
+    auto call = [&](auto segments) {
+      std::size_t bytes = 0;
+      auto invoke = [&](void* temp) {
+        switch (req.kind) {
+          case seg_kind::inclusive: return ss::cpu::segmented_inclusive_scan(temp, bytes, src, out.data(), n, segments, op, opt);
+          case seg_kind::inclusive_init:
+            return ss::cpu::segmented_inclusive_scan_init(temp, bytes, src, out.data(), n, segments, op, init, opt);
+          case seg_kind::exclusive:
+            return ss::cpu::segmented_exclusive_scan(temp, bytes, src, out.data(), n, segments, init, op, opt);
+          case seg_kind::enumerate:
+            if constexpr (std::is_arithmetic_v<A>) return ss::cpu::enumerate(temp, bytes, src, out.data(), n, segments, opt);
+            else return ss::status(ss::errc::invalid_argument, "enumerate takes arithmetic flags");
+          default: return ss::cpu::distribute(temp, bytes, src, out.data(), n, segments, opt);
+        }
+      };
+      const ss::status query = invoke(nullptr);
+      ASSERT_TRUE(query.is_ok()) << query.message();
+      std::vector<unsigned char> temp(bytes + 1);
+      const ss::status s = invoke(temp.data() + 1);  // no alignment needed
+      ASSERT_TRUE(s.is_ok()) << s.message();
+    };
+    switch (req.form) {
+      case seg_form::flags: call(ss::head_flags(segs.flags.data())); break;
+      case seg_form::bits: call(ss::head_bits(segs.bits.data())); break;
+      case seg_form::offsets:
+        call(ss::segment_offsets{segs.offsets.data(), static_cast<std::int64_t>(segs.offsets.size()) - 1});
+        break;
+      default: call(ss::no_segments{}); break;
+    }
   }
 
   template <class In, class Out, class Op>

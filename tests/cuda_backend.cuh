@@ -11,6 +11,7 @@
 #include "common/cuda_helpers.cuh"
 #include "common/wrapped_iterator.hpp"
 #include "scan_test_body.hpp"
+#include "segmented_test_body.hpp"
 
 namespace streamscan_test {
 
@@ -29,6 +30,61 @@ struct cuda_backend {
   template <class A>
   static std::int64_t tile_items(streamscan::scan_strategy strategy) {
     return streamscan::cuda::scan_tile_items<A>(strategy);
+  }
+
+  template <class A, class Op>
+  static void run_segmented(const seg_request& req, const std::vector<A>& in, const segments_fixture& segs,
+                            std::vector<A>& out, Op op, A init) {
+    namespace ss = streamscan;
+    const auto n = static_cast<std::int64_t>(in.size());
+    device_buffer<A> d_in(in.size()), d_out(out.size());
+    d_in.upload(in);
+    d_out.upload(req.in_place ? in : out);  // out arrives poisoned
+    const A* src = req.in_place ? d_out.get() : d_in.get();
+    device_buffer<unsigned char> d_flags(segs.flags.size());
+    device_buffer<std::uint32_t> d_bits(segs.bits.size());
+    device_buffer<std::int64_t> d_offsets(segs.offsets.size());
+    d_flags.upload(segs.flags);
+    d_bits.upload(segs.bits);
+    d_offsets.upload(segs.offsets);
+    const ss::segmented_options opt{req.direction, {req.strategy}};
+    const cudaStream_t stream = test_stream();
+    auto call = [&](auto segments) {
+      std::size_t bytes = 0;
+      auto invoke = [&](void* temp) {
+        switch (req.kind) {
+          case seg_kind::inclusive:
+            return ss::cuda::segmented_inclusive_scan(temp, bytes, src, d_out.get(), n, segments, op, stream, opt);
+          case seg_kind::inclusive_init:
+            return ss::cuda::segmented_inclusive_scan_init(temp, bytes, src, d_out.get(), n, segments, op, init,
+                                                           stream, opt);
+          case seg_kind::exclusive:
+            return ss::cuda::segmented_exclusive_scan(temp, bytes, src, d_out.get(), n, segments, init, op, stream,
+                                                      opt);
+          case seg_kind::enumerate:
+            if constexpr (std::is_arithmetic_v<A>)
+              return ss::cuda::enumerate(temp, bytes, src, d_out.get(), n, segments, stream, opt);
+            else return ss::status(ss::errc::invalid_argument, "enumerate takes arithmetic flags");
+          default: return ss::cuda::distribute(temp, bytes, src, d_out.get(), n, segments, stream, opt);
+        }
+      };
+      const ss::status query = invoke(nullptr);
+      ASSERT_TRUE(query.is_ok()) << query.message();
+      device_buffer<unsigned char> temp(bytes + 1);
+      const ss::status s = invoke(temp.get() + 1);  // no alignment needed
+      ASSERT_TRUE(s.is_ok()) << s.message();
+      STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
+    };
+    switch (req.form) {
+      case seg_form::flags: call(ss::head_flags(static_cast<const unsigned char*>(d_flags.get()))); break;
+      case seg_form::bits: call(ss::head_bits(static_cast<const std::uint32_t*>(d_bits.get()))); break;
+      case seg_form::offsets:
+        call(ss::segment_offsets{static_cast<const std::int64_t*>(d_offsets.get()),
+                                 static_cast<std::int64_t>(segs.offsets.size()) - 1});
+        break;
+      default: call(ss::no_segments{}); break;
+    }
+    d_out.download(out);
   }
 
   template <class In, class Out, class Op>

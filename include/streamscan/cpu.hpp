@@ -2,3 +2,4 @@
 #pragma once
 
 #include "cpu/scan.hpp"
+#include "cpu/segmented_scan.hpp"

@@ -2,3 +2,4 @@
 #pragma once
 
 #include "cuda/device/device_scan.cuh"
+#include "cuda/device/device_segmented_scan.cuh"

@@ -1,0 +1,222 @@
+// streamscan/detail/segmented_scan.hpp - a segmented scan is a plain scan of
+// (value, head) pairs with an operator that restarts at heads (Schwartz's
+// transform, seed 003 section 2.2): (a, b) -> b.head ? b : (a (+) b, a.head).
+// It is associative whenever (+) is, and never commutative, so every scan
+// strategy runs it unchanged, the look-back carrying pairs: a tile's prefix
+// stops at the first head before it. Shared by every back end; host and
+// device callable; no CUDA.
+//
+// One input and one output iterator type serve every segment description and
+// both directions (the choice is a run-time field), so a segmented call
+// compiles one set of kernels.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <type_traits>
+
+#include "../config.hpp"
+#include "../segmented.hpp"
+#include "../status.hpp"
+
+namespace streamscan::detail {
+
+template <class A>
+struct seg_pair {
+  A value;
+  bool head;
+};
+
+template <class Op>
+struct segmented_op {
+  mutable Op op;
+  template <class P>
+  STREAMSCAN_HOST_DEVICE P operator()(const P& a, const P& b) const {
+    if (b.head) return b;
+    return P{static_cast<decltype(a.value)>(op(a.value, b.value)), a.head};
+  }
+};
+
+// Where segments start, read from head flags (bytes) or head bits; neither:
+// one segment. `operator()(k)` answers for the k-th element in scan order.
+struct segment_heads {
+  const unsigned char* bytes = nullptr;
+  const std::uint32_t* bits = nullptr;
+  std::int64_t n = 0;
+  bool backward = false;
+
+  STREAMSCAN_HOST_DEVICE bool flagged(std::int64_t i) const {
+    if (bytes != nullptr) return bytes[i] != 0;
+    if (bits != nullptr) return ((bits[i >> 5] >> (i & 31)) & 1u) != 0;
+    return false;
+  }
+  // Element index of scan position k.
+  STREAMSCAN_HOST_DEVICE std::int64_t element(std::int64_t k) const { return backward ? n - 1 - k : k; }
+  STREAMSCAN_HOST_DEVICE bool operator()(std::int64_t k) const {
+    if (k == 0) return true;
+    return backward ? flagged(n - k) : flagged(k);  // backward: element n-1-k ends a segment if n-k starts one
+  }
+};
+
+// Scan position k -> (in[element(k)], head), with the init folded into every
+// segment's first value when the call has one (inclusive_init, exclusive).
+template <class InIt, class A, class Op>
+class segmented_input {
+ public:
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = seg_pair<A>;
+  using difference_type = std::ptrdiff_t;
+  using pointer = void;
+  using reference = value_type;
+
+  STREAMSCAN_HOST_DEVICE segmented_input(InIt in, segment_heads heads, A init, bool fold_init, Op op,
+                                         std::int64_t base = 0)
+      : in_(in), heads_(heads), init_(init), fold_init_(fold_init), op_(op), base_(base) {}
+
+  STREAMSCAN_HOST_DEVICE value_type operator[](difference_type k) const {
+    const std::int64_t pos = base_ + k;
+    A x = static_cast<A>(in_[heads_.element(pos)]);
+    const bool head = heads_(pos);
+    if (head && fold_init_) x = static_cast<A>(op_(init_, x));
+    return value_type{x, head};
+  }
+  STREAMSCAN_HOST_DEVICE value_type operator*() const { return (*this)[0]; }
+  STREAMSCAN_HOST_DEVICE segmented_input operator+(difference_type k) const {
+    return segmented_input(in_, heads_, init_, fold_init_, op_, base_ + k);
+  }
+
+ private:
+  InIt in_;
+  segment_heads heads_;
+  A init_;
+  bool fold_init_;
+  mutable Op op_;
+  std::int64_t base_;
+};
+
+// Scan position k <- pair: writes out[element(k)] = pair.value, or the init
+// where an exclusive scan starts a segment. Write-only.
+template <class OutIt, class A>
+class segmented_output {
+ public:
+  struct proxy {
+    OutIt out;
+    std::int64_t i;
+    bool use_init;
+    const A* init;
+    STREAMSCAN_HOST_DEVICE const proxy& operator=(const seg_pair<A>& p) const {
+      out[i] = use_init ? *init : p.value;
+      return *this;
+    }
+  };
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = void;
+  using difference_type = std::ptrdiff_t;
+  using pointer = void;
+  using reference = proxy;
+
+  STREAMSCAN_HOST_DEVICE segmented_output(OutIt out, segment_heads heads, A init, bool exclusive,
+                                          std::int64_t base = 0)
+      : out_(out), heads_(heads), init_(init), exclusive_(exclusive), base_(base) {}
+
+  STREAMSCAN_HOST_DEVICE proxy operator[](difference_type k) const {
+    const std::int64_t pos = base_ + k;
+    return proxy{out_, heads_.element(pos), exclusive_ && heads_(pos), &init_};
+  }
+  STREAMSCAN_HOST_DEVICE proxy operator*() const { return (*this)[0]; }
+  STREAMSCAN_HOST_DEVICE segmented_output operator+(difference_type k) const {
+    return segmented_output(out_, heads_, init_, exclusive_, base_ + k);
+  }
+
+ private:
+  OutIt out_;
+  segment_heads heads_;
+  A init_;
+  bool exclusive_;
+  std::int64_t base_;
+};
+
+// enumerate: flag i -> 1 or 0 in the count type.
+template <class FlagIt, class C>
+class flag_count_input {
+ public:
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = C;
+  using difference_type = std::ptrdiff_t;
+  using pointer = void;
+  using reference = C;
+  STREAMSCAN_HOST_DEVICE explicit flag_count_input(FlagIt f) : f_(f) {}
+  STREAMSCAN_HOST_DEVICE C operator[](difference_type i) const { return f_[i] ? C(1) : C(0); }
+  STREAMSCAN_HOST_DEVICE C operator*() const { return (*this)[0]; }
+  STREAMSCAN_HOST_DEVICE flag_count_input operator+(difference_type i) const { return flag_count_input(f_ + i); }
+
+ private:
+  FlagIt f_;
+};
+
+// distribute: keeps the first value in scan order (associative, not commutative).
+struct take_first {
+  template <class T>
+  STREAMSCAN_HOST_DEVICE T operator()(const T& a, const T&) const {
+    return a;
+  }
+};
+
+// ---- segment descriptions: validation and what temp storage they need ----
+
+template <class S>
+struct is_segment_offsets : std::false_type {};
+template <class It>
+struct is_segment_offsets<segment_offsets<It>> : std::true_type {};
+
+// Checks the description; a null pointer is fine only when n == 0.
+template <class S>
+status validate_segments(const char* fn, const S& s, std::int64_t n) {
+  if constexpr (std::is_same_v<S, head_flags>) {
+    if (n > 0 && s.flags == nullptr) return invalid_argument(fn, "argument 'segments' (head_flags) is a null pointer");
+  } else if constexpr (std::is_same_v<S, head_bits>) {
+    if (n > 0 && s.words == nullptr) return invalid_argument(fn, "argument 'segments' (head_bits) is a null pointer");
+  } else if constexpr (is_segment_offsets<S>::value) {
+    if (s.num_segments < 0)
+      return invalid_argument(fn, "argument 'segments.num_segments' is negative (" + std::to_string(s.num_segments) + ")");
+    if constexpr (std::is_pointer_v<decltype(s.offsets)>) {
+      if (s.offsets == nullptr)
+        return invalid_argument(fn, "argument 'segments' (segment_offsets) has a null offsets pointer");
+    }
+  } else {
+    static_assert(std::is_same_v<S, no_segments>,
+                  "streamscan: segments must be head_flags, head_bits, segment_offsets or no_segments");
+  }
+  return status::ok();
+}
+
+// Head bits the offsets form converts into (in temp storage): words for n bits.
+inline std::size_t head_bit_words(std::int64_t n) { return static_cast<std::size_t>((n + 31) / 32); }
+
+// The heads of a description whose flags are already readable (offsets: after
+// conversion into `bits`).
+template <class S>
+segment_heads heads_of(const S& s, std::int64_t n, bool backward, const std::uint32_t* converted_bits) {
+  segment_heads h;
+  h.n = n;
+  h.backward = backward;
+  if constexpr (std::is_same_v<S, head_flags>) h.bytes = s.flags;
+  else if constexpr (std::is_same_v<S, head_bits>) h.bits = s.words;
+  else if constexpr (is_segment_offsets<S>::value) h.bits = converted_bits;
+  return h;
+}
+
+// Marks the first element of every non-empty segment in `bits` (zeroed
+// before); offsets outside [0, n) are ignored. The CPU back end runs it as a
+// loop, the CUDA back end one thread per segment with atomicOr.
+template <class OffsetIt>
+STREAMSCAN_HOST_DEVICE inline bool segment_start(const OffsetIt& offsets, std::int64_t k, std::int64_t n,
+                                                 std::int64_t& start) {
+  start = static_cast<std::int64_t>(offsets[k]);
+  const std::int64_t end = static_cast<std::int64_t>(offsets[k + 1]);
+  return start < end && start >= 0 && start < n;
+}
+
+}  // namespace streamscan::detail

@@ -1,0 +1,202 @@
+// Test bodies of the segmented and backward scans, enumerate and distribute,
+// shared by every back end.
+//
+// A back end adapter provides, besides what scan_test_body.hpp asks:
+//   run_segmented(seg_request, in, flags, bits, offsets, out, op, init)
+//     out arrives poisoned, sized n; flags/bits/offsets describe the same segments.
+// Each test TU stamps the tests out with STREAMSCAN_SEGMENTED_TESTS(suite, backend).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <streamscan/detail/segmented_scan.hpp>
+#include <streamscan/segmented.hpp>
+
+#include "common/compare.hpp"
+#include "common/random.hpp"
+#include "common/types.hpp"
+
+namespace streamscan_test {
+
+enum class seg_form { flags, bits, offsets, none };
+enum class seg_kind { inclusive, inclusive_init, exclusive, enumerate, distribute };
+
+inline const char* to_string(seg_form f) {
+  return f == seg_form::flags ? "head_flags" : f == seg_form::bits ? "head_bits" : f == seg_form::offsets ? "offsets" : "no_segments";
+}
+inline const char* to_string(seg_kind k) {
+  switch (k) {
+    case seg_kind::inclusive: return "inclusive";
+    case seg_kind::inclusive_init: return "inclusive_init";
+    case seg_kind::exclusive: return "exclusive";
+    case seg_kind::enumerate: return "enumerate";
+    default: return "distribute";
+  }
+}
+
+struct seg_request {
+  seg_kind kind;
+  seg_form form;
+  streamscan::scan_direction direction;
+  streamscan::scan_strategy strategy;
+  bool in_place = false;
+};
+
+// The segments in three descriptions. flags[0] may be 0: element 0 starts a
+// segment anyway. Offsets include empty segments.
+struct segments_fixture {
+  std::vector<unsigned char> flags;
+  std::vector<std::uint32_t> bits;
+  std::vector<std::int64_t> offsets;  // num_segments + 1 entries
+};
+
+inline segments_fixture make_segments(std::mt19937_64& rng, std::int64_t n, double mean_length) {
+  segments_fixture s;
+  s.flags.assign(static_cast<std::size_t>(n), 0);
+  std::bernoulli_distribution head(mean_length <= 1 ? 1.0 : 1.0 / mean_length);
+  for (auto& f : s.flags) f = head(rng) ? 1 : 0;
+  s.bits.assign(static_cast<std::size_t>((n + 31) / 32), 0u);
+  std::bernoulli_distribution empty(0.2);
+  s.offsets.push_back(0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (!s.flags[i]) continue;
+    s.bits[i / 32] |= 1u << (i % 32);
+    if (i == 0) continue;
+    while (empty(rng)) s.offsets.push_back(i);  // empty segments before this one
+    s.offsets.push_back(i);
+  }
+  s.offsets.push_back(n);
+  return s;
+}
+
+// The naive oracle: walks each segment in scan order.
+template <class A, class Op>
+std::vector<A> oracle_segmented(const std::vector<A>& in, const std::vector<unsigned char>& flags, Op op,
+                                seg_kind kind, const A& init, streamscan::scan_direction dir) {
+  const std::int64_t n = static_cast<std::int64_t>(in.size());
+  std::vector<A> out(in.size());
+  std::int64_t s = 0;
+  while (s < n) {
+    std::int64_t e = s + 1;
+    while (e < n && !flags[e]) ++e;
+    const bool fwd = dir == streamscan::scan_direction::forward;
+    A acc = init;
+    bool first = true;
+    for (std::int64_t j = 0; j < e - s; ++j) {
+      const std::int64_t i = fwd ? s + j : e - 1 - j;
+      if (kind == seg_kind::exclusive) {
+        out[i] = acc;
+        acc = op(acc, in[i]);
+      } else if (kind == seg_kind::distribute) {
+        if (first) acc = in[i];
+        out[i] = acc;
+      } else {
+        acc = first ? (kind == seg_kind::inclusive_init ? op(init, in[i]) : in[i]) : op(acc, in[i]);
+        out[i] = acc;
+      }
+      first = false;
+    }
+    s = e;
+  }
+  return out;
+}
+
+inline std::string describe(const seg_request& r, std::int64_t n, double mean) {
+  std::ostringstream os;
+  os << "seed=" << global_seed() << " n=" << n << " mean segment " << mean << " " << to_string(r.kind) << " "
+     << to_string(r.form) << " " << streamscan::to_string(r.direction) << " "
+     << streamscan::to_string(r.strategy) << (r.in_place ? " in-place" : "");
+  return os.str();
+}
+
+template <class Backend, class A, class Op>
+void check_segmented(const char* test, seg_kind kind, Op op) {
+  if (!Backend::available()) GTEST_SKIP() << "no " << Backend::name << " device";
+  auto rng = make_rng(test);
+  // Pairs go through the general (non-vectorised) kernels, whose tile is the multi-pass one.
+  const std::int64_t t = Backend::template tile_items<streamscan::detail::seg_pair<A>>(
+      streamscan::scan_strategy::reduce_then_scan);
+  std::uniform_int_distribution<std::int64_t> large(Backend::large_size / 4, Backend::large_size / 2);
+  const std::vector<std::int64_t> sizes = {0, 1, 33, t - 1, t + 1, 3 * t + 5, large(rng)};
+  const std::vector<double> means = {1, 4, 300, 1e12};
+  for (const auto strategy : Backend::strategies()) {
+    if (strategy == streamscan::scan_strategy::scan_then_add) continue;  // refused (tested apart)
+    for (const std::int64_t n : sizes) {
+      const double mean = means[std::uniform_int_distribution<std::size_t>(0, means.size() - 1)(rng)];
+      const segments_fixture segs = make_segments(rng, n, mean);
+      for (const seg_form form : {seg_form::flags, seg_form::bits, seg_form::offsets}) {
+        for (const auto dir : {streamscan::scan_direction::forward, streamscan::scan_direction::backward}) {
+          const seg_request req{kind, form, dir, strategy, n % 2 == 1};
+          std::vector<A> in = random_vector<A>(rng, n);
+          A init = random_init<A>(rng);
+          if constexpr (std::is_arithmetic_v<A>) {
+            if (kind == seg_kind::enumerate) {  // 0/1 flags in, counts out
+              for (auto& x : in) x = static_cast<A>(rng() % 2);
+              init = A(0);
+            }
+          }
+          std::vector<A> out(in.size());
+          poison(out);
+          Backend::run_segmented(req, in, segs, out, op, init);
+          if (::testing::Test::HasFatalFailure()) return;
+          const seg_kind oracle_kind = kind == seg_kind::enumerate ? seg_kind::exclusive : kind;
+          EXPECT_TRUE(compare_exact(out, oracle_segmented<A>(in, segs.flags, op, oracle_kind, init, dir)))
+              << describe(req, n, mean);
+        }
+      }
+    }
+  }
+  // Plain backward scans: one segment, no description.
+  for (const std::int64_t n : sizes) {
+    if (kind == seg_kind::enumerate) continue;
+    const seg_request req{kind, seg_form::none, streamscan::scan_direction::backward,
+                          streamscan::scan_strategy::automatic, false};
+    const std::vector<A> in = random_vector<A>(rng, n);
+    const A init = random_init<A>(rng);
+    std::vector<A> out(in.size());
+    poison(out);
+    Backend::run_segmented(req, in, segments_fixture{}, out, op, init);
+    std::vector<unsigned char> one(in.size(), 0);
+    EXPECT_TRUE(compare_exact(out, oracle_segmented<A>(in, one, op, kind, init, req.direction)))
+        << describe(req, n, 0);
+  }
+}
+
+}  // namespace streamscan_test
+
+#define STREAMSCAN_SEGMENTED_TESTS(Suite, Backend)                                                        \
+  TEST(Suite, inclusive_int32) {                                                                          \
+    streamscan_test::check_segmented<Backend, std::int32_t>(#Suite "i", streamscan_test::seg_kind::inclusive, \
+                                                             streamscan::plus{});                          \
+  }                                                                                                       \
+  TEST(Suite, inclusive_init_mat2u_noncommutative) {                                                      \
+    streamscan_test::check_segmented<Backend, streamscan_test::mat2u>(                                    \
+        #Suite "ii", streamscan_test::seg_kind::inclusive_init, streamscan_test::mat2u_product{});        \
+  }                                                                                                       \
+  TEST(Suite, inclusive_mat2u_noncommutative) {                                                           \
+    streamscan_test::check_segmented<Backend, streamscan_test::mat2u>(                                    \
+        #Suite "im", streamscan_test::seg_kind::inclusive, streamscan_test::mat2u_product{});             \
+  }                                                                                                       \
+  TEST(Suite, exclusive_mat2u_noncommutative) {                                                           \
+    streamscan_test::check_segmented<Backend, streamscan_test::mat2u>(                                    \
+        #Suite "e", streamscan_test::seg_kind::exclusive, streamscan_test::mat2u_product{});              \
+  }                                                                                                       \
+  TEST(Suite, exclusive_int64) {                                                                          \
+    streamscan_test::check_segmented<Backend, std::int64_t>(#Suite "e64", streamscan_test::seg_kind::exclusive, \
+                                                             streamscan::plus{});                          \
+  }                                                                                                       \
+  TEST(Suite, enumerate) {                                                                                \
+    streamscan_test::check_segmented<Backend, std::int32_t>(#Suite "n", streamscan_test::seg_kind::enumerate, \
+                                                             streamscan::plus{});                          \
+  }                                                                                                       \
+  TEST(Suite, distribute_vec4i) {                                                                         \
+    streamscan_test::check_segmented<Backend, streamscan_test::vec4i>(                                    \
+        #Suite "d", streamscan_test::seg_kind::distribute, streamscan_test::vec4i_plus{});                \
+  }
