@@ -54,6 +54,10 @@ TEST(Cli, BenchOptions) {
   EXPECT_TRUE(c.bench.compare_defaults);
   EXPECT_TRUE(c.bench.repeat_given);
   EXPECT_FALSE(parse({}).bench.compare_defaults);
+  EXPECT_EQ(parse({}).bench.primitives, (std::vector<std::string>{"scan"}));
+  const command seg = parse({"--primitives", "segmented,scan", "--segment-lengths", "8,1024"});
+  EXPECT_EQ(seg.bench.primitives, (std::vector<std::string>{"segmented", "scan"}));
+  EXPECT_EQ(seg.bench.segment_lengths, (std::vector<std::int64_t>{8, 1024}));
 }
 
 TEST(Cli, SizeForms) {
@@ -110,7 +114,8 @@ TEST(Cli, Help) {
   }
   // Every option the parser accepts is in its subcommand's help.
   for (const char* opt :
-       {"--types", "--sizes", "--algorithms", "--repeat", "--json", "--compare-defaults", "--cpu", "--progress"})
+       {"--primitives", "--segment-lengths", "--types", "--sizes", "--algorithms", "--repeat", "--json",
+        "--compare-defaults", "--cpu", "--progress"})
     EXPECT_NE(help_text("bench").find(opt), std::string::npos) << opt;
   for (const char* opt : {"--types", "--strategies", "--sizes", "--repeat", "--budget", "--output", "--dry-run",
                           "--list", "--progress"})
@@ -132,6 +137,8 @@ TEST(Cli, BadArgumentsNameTheArgument) {
   EXPECT_NE(error_of({"--repeat"}).find("--repeat needs a value"), std::string::npos);
   EXPECT_NE(error_of({"--algorithms", "cub,magic"}).find("'magic'"), std::string::npos);
   EXPECT_NE(error_of({"--progress", "sometimes"}).find("--progress"), std::string::npos);
+  EXPECT_NE(error_of({"--primitives", "sort"}).find("--primitives: unknown value 'sort'"), std::string::npos);
+  EXPECT_NE(error_of({"--segment-lengths", "0"}).find("--segment-lengths"), std::string::npos);
   EXPECT_NE(error_of({"--budget", "10"}).find("unknown argument '--budget'"), std::string::npos);  // tune's
   EXPECT_NE(error_of({"tune", "--types", "float"}).find("--types: unknown value 'float'"), std::string::npos);
   EXPECT_NE(error_of({"tune", "--cpu"}).find("unknown argument '--cpu'"), std::string::npos);

@@ -11,6 +11,10 @@ const std::vector<std::string>& bench_types() {
   static const std::vector<std::string> v = {"int32", "float", "uint64", "vec4i"};
   return v;
 }
+const std::vector<std::string>& bench_primitives() {
+  static const std::vector<std::string> v = {"scan", "segmented"};
+  return v;
+}
 const std::vector<std::string>& bench_algorithms() {
   static const std::vector<std::string> v = {"memcpy",           "cub",           "thrust", "reduce_then_scan",
                                              "scan_then_add",    "chained",       "decoupled_lookback"};
@@ -128,6 +132,8 @@ command parse_command_line(int argc, const char* const* argv) {
   if (sub != "bench" && sub != "tune" && sub != "verify")
     throw usage_error("unknown subcommand '" + sub + "' (bench, tune, verify, help)");
   c.kind = sub == "tune" ? subcommand::tune : sub == "verify" ? subcommand::verify : subcommand::bench;
+  c.bench.primitives = {"scan"};
+  c.bench.segment_lengths = {4, 64, 1024, 1 << 20};
   c.bench.types = bench_types();
   c.bench.log2_sizes = parse_log2_sizes("--sizes", "16..30:2");
   c.bench.algorithms = bench_algorithms();
@@ -150,6 +156,14 @@ command parse_command_line(int argc, const char* const* argv) {
     if (a == "--progress") {
       const progress_mode p = parse_progress(k.value());
       c.bench.progress = c.tune.progress = c.verify.progress = p;
+    } else if (c.kind == subcommand::bench && a == "--primitives") {
+      c.bench.primitives = parse_list(a, k.value(), bench_primitives());
+    } else if (c.kind == subcommand::bench && a == "--segment-lengths") {
+      c.bench.segment_lengths.clear();
+      std::stringstream ss(k.value());
+      for (std::string item; std::getline(ss, item, ',');)
+        c.bench.segment_lengths.push_back(parse_integer(a, item, 1, 1LL << 40));
+      if (c.bench.segment_lengths.empty()) throw usage_error("--segment-lengths expects a list such as 4,64,1024");
     } else if (c.kind == subcommand::bench && a == "--types") {
       c.bench.types = parse_list(a, k.value(), bench_types());
     } else if (c.kind == subcommand::bench && a == "--sizes") {
@@ -204,6 +218,9 @@ std::string help_text(const std::string& topic) {
            "  compared with CUB's. Without a GPU (or with --cpu) it times the CPU back end against\n"
            "  std::inclusive_scan and says so.\n"
            "options:\n"
+           "  --primitives LIST  scan (default), segmented (int32 sums over fixed-length segments: head\n"
+           "                     bits and bytes, forward and backward, against CUB InclusiveSumByKey)\n"
+           "  --segment-lengths L  segmented: segment lengths (default 4,64,1024,1048576)\n"
            "  --types LIST       int32,float,uint64,vec4i (16-byte struct, user operator); default all\n"
            "  --sizes SIZES      exponents of 2: 16..30:2 (default; up to 2^24 on the CPU), 20,24,28, 2^26;\n"
            "                     sizes that do not fit in device memory are skipped and reported\n"

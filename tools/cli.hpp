@@ -17,6 +17,8 @@ struct usage_error : std::runtime_error {
 enum class progress_mode { automatic, on, off };
 
 struct bench_options {
+  std::vector<std::string> primitives;  // scan, segmented
+  std::vector<std::int64_t> segment_lengths;  // segmented: mean segment lengths
   std::vector<std::string> types;       // int32, float, uint64, vec4i
   std::vector<int> log2_sizes;          // 2^k elements
   bool sizes_given = false;             // the CPU caps the default sizes at 2^24
@@ -60,6 +62,7 @@ struct command {
 
 // Lists accepted by the options, in default order.
 const std::vector<std::string>& bench_types();
+const std::vector<std::string>& bench_primitives();
 const std::vector<std::string>& bench_algorithms();
 const std::vector<std::string>& tune_types();
 const std::vector<std::string>& tune_strategies();

@@ -5,6 +5,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <streamscan/config.hpp>
 
@@ -30,7 +31,10 @@ int bench(const command& c, const std::string& line) {
     rep.backend = "cuda";
     rep.device = gpu.name;
     std::printf("streamscan %s bench: cuda back end on %s\n", STREAMSCAN_VERSION_STRING, gpu.name.c_str());
-    rc = gpu_bench(c.bench, rep);
+    for (const auto& p : c.bench.primitives) {
+      const int r = p == "segmented" ? gpu_bench_segmented(c.bench, rep) : gpu_bench(c.bench, rep);
+      rc = rc != 0 ? rc : r;
+    }
   } else {
     rep.backend = "cpu";
     rep.device = "host CPU, " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
@@ -39,6 +43,8 @@ int bench(const command& c, const std::string& line) {
                 rep.note.c_str());
     std::printf("  baselines: std::memcpy and std::inclusive_scan (sequential); chained and decoupled_lookback\n"
                 "  are GPU algorithms and run as reduce_then_scan here\n");
+    if (c.bench.primitives != std::vector<std::string>{"scan"})
+      std::printf("  (the CPU bench covers the plain scan only)\n");
     rc = cpu_bench(c.bench, rep);
   }
   finish_ratios(rep);

@@ -1,0 +1,122 @@
+// `streamscan bench --primitives segmented` on the GPU: int32 sums over
+// fixed-length segments, head bits and head bytes, forward and backward,
+// against memcpy and CUB's InclusiveSumByKey, in one process on the same
+// buffers. GB/s counts each algorithm's own bytes: ours 4n in + 4n out + the
+// flags (n/8 as bits, n as bytes); CUB's keys add 4n.
+#include <cub/device/device_scan.cuh>
+#include <thrust/iterator/reverse_iterator.h>
+
+#include <cstdint>
+#include <string>
+
+#include <streamscan/cuda.cuh>
+
+#include "gpu_buffers.cuh"
+#include "tool.hpp"
+
+namespace streamscan_tool {
+namespace {
+
+// Segment k = [k * length, (k+1) * length): keys, head bytes and head bits.
+__global__ void make_segments_kernel(std::int64_t n, std::int64_t length, std::int32_t* keys, unsigned char* flags,
+                                     std::uint32_t* bits) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < (n + 31) / 32 * 32;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const bool head = i < n && i % length == 0;
+    if (i < n) {
+      keys[i] = static_cast<std::int32_t>(i / length);
+      flags[i] = head;
+    }
+    const unsigned word = __ballot_sync(0xffffffffu, head);  // the grid covers whole warps
+    if (threadIdx.x % 32 == 0) bits[i / 32] = word;
+  }
+}
+
+template <class T>
+struct device_array {
+  T* p = nullptr;
+  explicit device_array(std::size_t n) { cuda_check(cudaMalloc(&p, n * sizeof(T) + 16), "cudaMalloc"); }
+  ~device_array() { cudaFree(p); }
+  device_array(const device_array&) = delete;
+  device_array& operator=(const device_array&) = delete;
+};
+
+void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_report& rep, progress& bar) {
+  const std::int64_t n = std::int64_t{1} << log2n;
+  const std::string type = "int32/seg" + std::to_string(length);
+  std::size_t free_b = 0, total_b = 0;
+  cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+  if (static_cast<double>(n) * 22 + (512 << 20) > static_cast<double>(free_b)) {
+    rep.skipped.push_back(type + " 2^" + std::to_string(log2n) + ": not enough device memory");
+    return;
+  }
+  device_array<std::int32_t> in(n), out(n), ref(n), ref_back(n), keys(n);
+  device_array<unsigned char> flags(n);
+  device_array<std::uint32_t> bits((n + 31) / 32);
+  fill_kernel<<<1024, 256>>>(in.p, n, bench_seed);
+  make_segments_kernel<<<1024, 256>>>(n, length, keys.p, flags.p, bits.p);
+  cuda_check(cudaDeviceSynchronize(), "make segments");
+  const double values = 8.0 * n;
+  auto add = [&](const std::string& algorithm, double bytes, double ms, bool ok) {
+    rep.rows.push_back({type, log2n, n, algorithm, "-", ms, bytes, ok, 0, 0});
+  };
+  const std::string where = type + " 2^" + std::to_string(log2n) + " ";
+
+  bar.step(where + "memcpy");
+  add("memcpy", values, median_ms(o.repeat, [&](int) {
+        cuda_check(cudaMemcpyAsync(out.p, in.p, 4 * n, cudaMemcpyDeviceToDevice), "memcpy");
+      }), true);
+
+  // CUB by key, forward; and backward over reversed iterators (the reference of our backward scan).
+  std::size_t cub_bytes = 0, cub_back_bytes = 0;
+  auto rk = thrust::make_reverse_iterator(keys.p + n);
+  auto rin = thrust::make_reverse_iterator(in.p + n);
+  auto rref = thrust::make_reverse_iterator(ref_back.p + n);
+  cuda_check(cub::DeviceScan::InclusiveSumByKey(nullptr, cub_bytes, keys.p, in.p, ref.p, n), "cub query");
+  cuda_check(cub::DeviceScan::InclusiveSumByKey(nullptr, cub_back_bytes, rk, rin, rref, n), "cub query");
+  device_array<unsigned char> cub_temp(cub_bytes > cub_back_bytes ? cub_bytes : cub_back_bytes);
+  cuda_check(cub::DeviceScan::InclusiveSumByKey(cub_temp.p, cub_back_bytes, rk, rin, rref, n), "cub backward");
+  bar.step(where + "cub");
+  const double cub_ms = median_ms(o.repeat, [&](int) {
+    cuda_check(cub::DeviceScan::InclusiveSumByKey(cub_temp.p, cub_bytes, keys.p, in.p, ref.p, n), "cub");
+  });
+  add("cub::InclusiveSumByKey", values + 4.0 * n, cub_ms, true);
+
+  auto ours = [&](const char* name, auto segments, double flag_bytes, streamscan::scan_direction dir) {
+    bar.step(where + name);
+    const streamscan::segmented_options opt{dir, {}};
+    std::size_t temp_bytes = 0;
+    streamscan::throw_if_error(streamscan::cuda::segmented_inclusive_scan(
+        nullptr, temp_bytes, static_cast<const std::int32_t*>(in.p), out.p, n, segments, streamscan::plus{}, nullptr, opt));
+    device_array<unsigned char> temp(temp_bytes);
+    auto run = [&](int) {
+      streamscan::throw_if_error(streamscan::cuda::segmented_inclusive_scan(
+          temp.p, temp_bytes, static_cast<const std::int32_t*>(in.p), out.p, n, segments, streamscan::plus{},
+          nullptr, opt));
+    };
+    const double ms = median_ms(o.repeat, run);
+    cuda_check(cudaMemset(out.p, 0xA7, 4 * n), "poison");
+    run(0);
+    const bool ok = device_equal(out.p, dir == streamscan::scan_direction::forward ? ref.p : ref_back.p, n);
+    add(name, values + flag_bytes, ms, ok);
+  };
+  const std::uint32_t* words = bits.p;
+  const unsigned char* bytes = flags.p;
+  ours("segmented head_bits fwd", streamscan::head_bits(words), n / 8.0, streamscan::scan_direction::forward);
+  ours("segmented head_bits bwd", streamscan::head_bits(words), n / 8.0, streamscan::scan_direction::backward);
+  ours("segmented head_flags fwd", streamscan::head_flags(bytes), 1.0 * n, streamscan::scan_direction::forward);
+  cuda_check(cudaDeviceSynchronize(), "segmented bench");
+}
+
+}  // namespace
+
+int gpu_bench_segmented(const bench_options& o, bench_report& rep) {
+  warm_up_gpu();
+  progress bar(o.progress, static_cast<int>(o.log2_sizes.size() * o.segment_lengths.size()) * 6);
+  for (const int e : o.log2_sizes)
+    for (const std::int64_t length : o.segment_lengths) bench_length(o, e, length, rep, bar);
+  bar.done();
+  return all_verified(rep) ? 0 : 1;
+}
+
+}  // namespace streamscan_tool
