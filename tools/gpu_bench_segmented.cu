@@ -82,9 +82,10 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
   });
   add("cub::InclusiveSumByKey", values + 4.0 * n, cub_ms, true);
 
-  auto ours = [&](const char* name, auto segments, double flag_bytes, streamscan::scan_direction dir) {
+  auto ours = [&](const char* name, auto segments, double flag_bytes, streamscan::scan_direction dir,
+                  streamscan::scan_strategy strategy = streamscan::scan_strategy::automatic) {
     bar.step(where + name);
-    const streamscan::segmented_options opt{dir, {}};
+    const streamscan::segmented_options opt{dir, {strategy}};
     std::size_t temp_bytes = 0;
     streamscan::throw_if_error(streamscan::cuda::segmented_inclusive_scan(
         nullptr, temp_bytes, static_cast<const std::int32_t*>(in.p), out.p, n, segments, streamscan::plus{}, nullptr, opt));
@@ -105,6 +106,10 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
   ours("segmented head_bits fwd", streamscan::head_bits(words), n / 8.0, streamscan::scan_direction::forward);
   ours("segmented head_bits bwd", streamscan::head_bits(words), n / 8.0, streamscan::scan_direction::backward);
   ours("segmented head_flags fwd", streamscan::head_flags(bytes), 1.0 * n, streamscan::scan_direction::forward);
+  ours("segmented bits fwd decoupled", streamscan::head_bits(words), n / 8.0, streamscan::scan_direction::forward,
+       streamscan::scan_strategy::decoupled_lookback);
+  ours("segmented bits fwd reduce_then_scan", streamscan::head_bits(words), n / 8.0,
+       streamscan::scan_direction::forward, streamscan::scan_strategy::reduce_then_scan);
   cuda_check(cudaDeviceSynchronize(), "segmented bench");
 }
 
@@ -112,7 +117,8 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
 
 int gpu_bench_segmented(const bench_options& o, bench_report& rep) {
   warm_up_gpu();
-  progress bar(o.progress, static_cast<int>(o.log2_sizes.size() * o.segment_lengths.size()) * 6);
+  rep.repeat = o.repeat;
+  progress bar(o.progress, static_cast<int>(o.log2_sizes.size() * o.segment_lengths.size()) * 8);
   for (const int e : o.log2_sizes)
     for (const std::int64_t length : o.segment_lengths) bench_length(o, e, length, rep, bar);
   bar.done();
