@@ -33,9 +33,9 @@ status segmented_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt 
   if (status s = sd::validate_segments(fn, segments, n); !s) return s;
   if (opt.scan.strategy == scan_strategy::scan_then_add)
     return sd::invalid_argument(fn, "argument 'options.scan.strategy': segmented scans do not offer scan_then_add");
-  // Temp: the head bits of the offsets form (64-byte aligned offset), then the scan's.
-  const std::size_t bits_bytes =
-      sd::is_segment_offsets<Segments>::value ? (sd::head_bit_words(n) * 4 + 63) / 64 * 64 : 0;
+  // Temp: the head bits the description is read through (64-byte aligned size), then the scan's.
+  const std::size_t words = sd::head_bit_words(segments, n);
+  const std::size_t bits_bytes = (words * 4 + 63) / 64 * 64;
   const bool backward = opt.direction == scan_direction::backward;
   auto* bits = temp == nullptr ? nullptr : static_cast<std::uint32_t*>(temp);
   const sd::segment_heads heads = sd::heads_of(segments, n, backward, bits);
@@ -53,12 +53,15 @@ status segmented_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt 
   }
   if (status s = sd::validate_temp_bytes(fn, temp_bytes, bits_bytes + inner); !s) return s;
   if (n == 0) return status::ok();
+  if (words > 0) std::memset(bits, 0, words * 4);
   if constexpr (sd::is_segment_offsets<Segments>::value) {
-    std::memset(bits, 0, sd::head_bit_words(n) * 4);
     for (std::int64_t k = 0; k < segments.num_segments; ++k) {
       std::int64_t start = 0;
       if (sd::segment_start(segments.offsets, k, n, start)) bits[start >> 5] |= 1u << (start & 31);
     }
+  } else if constexpr (std::is_same_v<Segments, head_flags>) {
+    for (std::int64_t i = 0; i < n; ++i)
+      if (segments.flags[i]) bits[i >> 5] |= 1u << (i & 31);
   }
   return scan<P>(fn, static_cast<unsigned char*>(temp) + bits_bytes, inner, pin, pout, n, pop, args, opt.scan);
 }

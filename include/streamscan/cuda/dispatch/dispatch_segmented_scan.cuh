@@ -39,8 +39,10 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
   if (status s = sd::validate_segments(fn, segments, n); !s) return s;
   if (opt.scan.strategy == scan_strategy::scan_then_add)
     return sd::invalid_argument(fn, "argument 'options.scan.strategy': segmented scans do not offer scan_then_add");
-  constexpr bool offsets = sd::is_segment_offsets<Segments>::value;
-  const std::size_t bits_bytes = offsets ? (sd::head_bit_words(n) * 4 + 255) / 256 * 256 : 0;
+  // Temp: the head bits the description is read through (head_flags and
+  // offsets are converted; 256-byte aligned size), then the pair scan's.
+  const std::size_t words = sd::head_bit_words(segments, n);
+  const std::size_t bits_bytes = (words * 4 + 255) / 256 * 256;
   // The pair scan's temp follows the bits; the inner dispatch aligns its own start.
   auto* base = temp == nullptr ? nullptr
                                : reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(temp) + 255) / 256 * 256);
@@ -66,15 +68,24 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
   if (status s = check_device_accessible(fn, "in", in, facts); !s) return s;
   if (status s = check_device_accessible(fn, "out", out, facts); !s) return s;
   if (status s = check_segments_accessible(fn, segments, facts); !s) return s;
-  if constexpr (offsets) {
-    if (const cudaError_t e = cudaMemsetAsync(bits, 0, sd::head_bit_words(n) * 4, stream); e != cudaSuccess) {
+  if (words > 0) {
+    if (const cudaError_t e = cudaMemsetAsync(bits, 0, words * 4, stream); e != cudaSuccess) {
       cudaGetLastError();
       return cuda_status(fn, "clearing the head bits (cudaMemsetAsync)", e);
     }
+  }
+  if constexpr (sd::is_segment_offsets<Segments>::value) {
     const std::int64_t m = segments.num_segments;
     const std::int64_t grid = m == 0 ? 0 : (m + 255) / 256 < 4096 ? (m + 255) / 256 : 4096;
     if (status s = launch(fn, "mark_segment_heads_kernel", mark_segment_heads_kernel<decltype(segments.offsets)>,
                           grid, 256, stream, segments.offsets, m, n, bits);
+        !s)
+      return s;
+  } else if constexpr (std::is_same_v<Segments, head_flags>) {
+    const std::int64_t warps = (n + 31) / 32;
+    const std::int64_t grid = (warps + 7) / 8 < 8192 ? (warps + 7) / 8 : 8192;
+    if (status s = launch(fn, "pack_head_flags_kernel", pack_head_flags_kernel<unsigned char>, grid, 256, stream, segments.flags, n,
+                          bits);
         !s)
       return s;
   }
