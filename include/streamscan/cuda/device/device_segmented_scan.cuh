@@ -6,11 +6,12 @@
 // exactly what each means. Two forms, as for the plain scans: two-phase
 // (temp == nullptr -> temp_bytes; returns a status) and convenience
 // (stream-ordered scratch, throws streamscan::error). In place (out == in) is
-// allowed. op must be associative, need not commute. Single pass by default:
-// the scan underneath carries (value, head) pairs, so a tile's prefix stops at
-// a segment head and no extra pass over the data is made. Every strategy but
-// scan_then_add (it re-reads the output) is available through
-// options.scan.strategy.
+// allowed. op must be associative, need not commute. The scan underneath
+// carries (value, head) pairs: with decoupled_lookback or chained a tile's
+// prefix stops at a segment head in one pass over the data; `automatic` is
+// reduce_then_scan for now, measured faster (dispatch_segmented_scan.cuh).
+// Every strategy but scan_then_add (it re-reads the output) is available
+// through options.scan.strategy.
 #pragma once
 
 #include <cuda_runtime.h>

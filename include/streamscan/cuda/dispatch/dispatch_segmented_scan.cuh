@@ -39,6 +39,11 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
   if (status s = sd::validate_segments(fn, segments, n); !s) return s;
   if (opt.scan.strategy == scan_strategy::scan_then_add)
     return sd::invalid_argument(fn, "argument 'options.scan.strategy': segmented scans do not offer scan_then_add");
+  // automatic: reduce_then_scan, measured faster than the single-pass pair
+  // scan for now (H200, 2026-11-21, int32 sums over head bits, 2^28: 3.47 ms
+  // against decoupled_lookback's 5.50; docs/performance.md). Both are far from
+  // the copy bound: the pair path is not yet a dedicated kernel.
+  if (opt.scan.strategy == scan_strategy::automatic) opt.scan.strategy = scan_strategy::reduce_then_scan;
   // Temp: the head bits the description is read through (head_flags and
   // offsets are converted; 256-byte aligned size), then the pair scan's.
   const std::size_t words = sd::head_bit_words(segments, n);
