@@ -69,4 +69,46 @@ TEST(large_cuda, past_two_to_the_31) {
   }
 }
 
+// Segmented scans past 2^31: offsets with segments that straddle 2^31, both
+// directions, single pass and reduce_then_scan; uint8 sums wrap (exact).
+TEST(large_cuda, segmented_past_two_to_the_31) {
+  if (!st::gpu_present()) GTEST_SKIP() << "cuda back end unavailable: no GPU";
+  auto rng = st::make_rng("large_cuda_segmented");
+  const std::int64_t n = (std::int64_t{1} << 31) + 1000 + static_cast<std::int64_t>(rng() % 100000);
+  size_t free_bytes = 0, total_bytes = 0;
+  STREAMSCAN_TEST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < static_cast<size_t>(n) * 2 + (size_t{1} << 30)) GTEST_SKIP() << "needs 5 GiB of free GPU memory";
+  const hashed_bytes in{rng(), 0};
+  const std::vector<std::int64_t> offsets = {0, (std::int64_t{1} << 30) + 5, (std::int64_t{1} << 31) - 3,
+                                             (std::int64_t{1} << 31) + 999, n};
+  st::device_buffer<std::int64_t> d_offsets(offsets.size());
+  d_offsets.upload(offsets);
+  st::device_buffer<std::uint8_t> out(static_cast<std::size_t>(n));
+  const std::uint8_t init = 3;
+  for (const auto strategy : {ss::scan_strategy::reduce_then_scan, ss::scan_strategy::decoupled_lookback}) {
+    for (const auto dir : {ss::scan_direction::forward, ss::scan_direction::backward}) {
+      SCOPED_TRACE(std::string("seed ") + std::to_string(st::global_seed()) + " n=" + std::to_string(n) + " " +
+                   ss::to_string(strategy) + " " + ss::to_string(dir));
+      STREAMSCAN_TEST_CUDA(cudaMemset(out.get(), st::poison_byte, static_cast<std::size_t>(n)));
+      ss::cuda::segmented_inclusive_scan_init(
+          in, out.get(), n, ss::segment_offsets{static_cast<const std::int64_t*>(d_offsets.get()), 4}, ss::plus{},
+          init, nullptr, ss::segmented_options{dir, {strategy}});
+      STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+      std::vector<std::uint8_t> host;
+      out.download(host);
+      std::int64_t mismatches = 0, first = -1;
+      for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
+        const std::int64_t b = offsets[k], e = offsets[k + 1];
+        std::uint8_t acc = init;
+        for (std::int64_t j = 0; j < e - b; ++j) {
+          const std::int64_t i = dir == ss::scan_direction::forward ? b + j : e - 1 - j;
+          acc = static_cast<std::uint8_t>(acc + in[i]);
+          if (host[static_cast<std::size_t>(i)] != acc && mismatches++ == 0) first = i;
+        }
+      }
+      EXPECT_EQ(mismatches, 0) << "first mismatch at " << first;
+    }
+  }
+}
+
 }  // namespace
