@@ -12,6 +12,7 @@
 #include "common/wrapped_iterator.hpp"
 #include "scan_test_body.hpp"
 #include "segmented_test_body.hpp"
+#include "select_test_body.hpp"
 
 namespace streamscan_test {
 
@@ -28,6 +29,70 @@ struct cpu_backend {
   template <class A>
   static std::int64_t tile_items(streamscan::scan_strategy) {
     return streamscan::cpu::default_scan_policy.chunk_items;
+  }
+
+  static std::int64_t select_chunk() { return streamscan::cpu::default_scan_policy.chunk_items; }
+
+  static streamscan::status run_select(const select_request& req, const std::vector<std::int32_t>& in,
+                                       const std::vector<unsigned char>& keep, const std::vector<unsigned char>& heads,
+                                       std::vector<std::int64_t>& out, std::vector<unsigned char>& heads_out,
+                                       std::int64_t& num) {
+    namespace ss = streamscan;
+    const auto n = static_cast<std::int64_t>(in.size());
+    std::size_t bytes = 0;
+    auto two_phase = [&](auto call) {
+      ss::status s = call(nullptr);
+      if (!s) return s;
+      std::vector<unsigned char> temp(bytes + 1);
+      return call(temp.data() + 1);  // no alignment needed
+    };
+    const below pred{req.threshold};
+    std::vector<std::int64_t> wide(in.begin(), in.end());
+    switch (req.kind) {
+      case select_kind::select_if:
+        if (req.in_place) {
+          std::copy(wide.begin(), wide.end(), out.begin());
+          return two_phase([&](void* t) {
+            return ss::cpu::select_if(t, bytes, out.data(), out.data(), n, req.capacity, &num, pred);
+          });
+        }
+        return two_phase([&](void* t) {
+          return ss::cpu::select_if(t, bytes, in.data(), out.data(), n, req.capacity, &num, pred);
+        });
+      case select_kind::select_flagged:
+        if (req.in_place) {
+          std::copy(wide.begin(), wide.end(), out.begin());
+          return two_phase([&](void* t) {
+            return ss::cpu::select_flagged(t, bytes, out.data(), keep.data(), out.data(), n, req.capacity, &num);
+          });
+        }
+        return two_phase([&](void* t) {
+          return ss::cpu::select_flagged(t, bytes, in.data(), keep.data(), out.data(), n, req.capacity, &num);
+        });
+      case select_kind::select_indices:
+        return two_phase([&](void* t) {
+          return ss::cpu::select_indices(t, bytes, keep.data(), out.data(), n, req.capacity, &num);
+        });
+      case select_kind::partition:
+        return two_phase([&](void* t) { return ss::cpu::partition(t, bytes, in.data(), out.data(), n, &num, pred); });
+      case select_kind::partition_pairs: {
+        std::vector<std::int32_t> keys_out(in.size());
+        ss::status s = two_phase([&](void* t) {
+          return ss::cpu::partition_pairs(t, bytes, in.data(), wide.data(), keys_out.data(), out.data(), n, &num,
+                                          pred);
+        });
+        for (std::size_t i = 0; s && i < in.size(); ++i)
+          if (keys_out[i] != out[i]) s = ss::status(ss::errc::invalid_argument, "keys and values parted ways");
+        return s;
+      }
+      case select_kind::split:
+        return two_phase([&](void* t) { return ss::cpu::split(t, bytes, in.data(), keep.data(), out.data(), n, &num); });
+      default:
+        return two_phase([&](void* t) {
+          return ss::cpu::split_and_segment(t, bytes, in.data(), keep.data(), ss::head_flags(heads.data()),
+                                            out.data(), heads_out.data(), n);
+        });
+    }
   }
 
   template <class A, class Op>

@@ -3,3 +3,4 @@
 
 #include "cpu/scan.hpp"
 #include "cpu/segmented_scan.hpp"
+#include "cpu/select.hpp"

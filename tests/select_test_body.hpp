@@ -1,0 +1,187 @@
+// Test bodies of compaction, partition, split and split-and-segment, shared
+// by every back end.
+//
+// A back end adapter provides, besides name/available()/large_size:
+//   select_chunk()                       the tile/chunk size, to hit its edges
+//   run_select(select_request, in, flags, heads, out, heads_out, num) -> status
+//     out (and heads_out) arrive poisoned; in/flags/heads sized n; out sized
+//     max(n, capacity); num receives num_selected / num_false.
+// Each test TU stamps the tests out with STREAMSCAN_SELECT_TESTS(suite, backend).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <streamscan/select.hpp>
+#include <streamscan/status.hpp>
+
+#include "common/compare.hpp"
+#include "common/random.hpp"
+
+namespace streamscan_test {
+
+enum class select_kind { select_if, select_flagged, select_indices, partition, partition_pairs, split, split_and_segment };
+
+inline const char* to_string(select_kind k) {
+  switch (k) {
+    case select_kind::select_if: return "select_if";
+    case select_kind::select_flagged: return "select_flagged";
+    case select_kind::select_indices: return "select_indices";
+    case select_kind::partition: return "partition";
+    case select_kind::partition_pairs: return "partition_pairs";
+    case select_kind::split: return "split";
+    default: return "split_and_segment";
+  }
+}
+
+struct select_request {
+  select_kind kind;
+  std::int64_t capacity;  // compaction only
+  bool in_place = false;  // compaction only
+  std::int32_t threshold = 0;  // select_if / partition keep values below it (keep[] agrees)
+};
+
+// The predicate of select_if / partition: values below the threshold are kept.
+struct below {
+  std::int32_t threshold;
+  template <class T>
+  STREAMSCAN_HOST_DEVICE bool operator()(const T& x) const {
+    return x < threshold;
+  }
+};
+
+// Expected output of one request: out (int64 values, or indices), heads_out, num.
+struct select_expectation {
+  std::vector<std::int64_t> out;
+  std::vector<unsigned char> heads_out;
+  std::int64_t num = 0;
+};
+
+inline select_expectation oracle_select(select_kind kind, const std::vector<std::int32_t>& in,
+                                        const std::vector<unsigned char>& keep,
+                                        const std::vector<unsigned char>& heads) {
+  select_expectation e;
+  const std::int64_t n = static_cast<std::int64_t>(in.size());
+  std::vector<std::int64_t> kept, rejected;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t v = kind == select_kind::select_indices ? i : in[i];
+    (keep[i] ? kept : rejected).push_back(v);
+  }
+  switch (kind) {
+    case select_kind::split:  // falses first
+      e.out = rejected;
+      e.out.insert(e.out.end(), kept.begin(), kept.end());
+      e.num = static_cast<std::int64_t>(rejected.size());
+      break;
+    case select_kind::partition:
+    case select_kind::partition_pairs:
+      e.out = kept;
+      e.out.insert(e.out.end(), rejected.begin(), rejected.end());
+      e.num = static_cast<std::int64_t>(kept.size());
+      break;
+    case select_kind::split_and_segment: {
+      e.heads_out.assign(in.size(), 0);
+      std::int64_t s = 0;
+      while (s < n) {
+        std::int64_t t = s + 1;
+        while (t < n && !heads[t]) ++t;
+        std::vector<std::int64_t> f, tr;
+        for (std::int64_t i = s; i < t; ++i) (keep[i] ? tr : f).push_back(in[i]);
+        if (!f.empty()) e.heads_out[s] = 1;
+        if (!tr.empty()) e.heads_out[s + static_cast<std::int64_t>(f.size())] = 1;
+        e.out.insert(e.out.end(), f.begin(), f.end());
+        e.out.insert(e.out.end(), tr.begin(), tr.end());
+        s = t;
+      }
+      break;
+    }
+    default:
+      e.out = kept;
+      e.num = static_cast<std::int64_t>(kept.size());
+  }
+  return e;
+}
+
+template <class Backend>
+void check_select(select_kind kind, const char* test) {
+  if (!Backend::available()) GTEST_SKIP() << "no " << Backend::name << " device";
+  auto rng = make_rng(test);
+  const std::int64_t t = Backend::select_chunk();
+  std::uniform_int_distribution<std::int64_t> large(Backend::large_size / 4, Backend::large_size / 2);
+  const std::vector<std::int64_t> sizes = {0, 1, 33, t - 1, t + 1, 3 * t + 5, large(rng)};
+  const bool compaction = kind == select_kind::select_if || kind == select_kind::select_flagged ||
+                          kind == select_kind::select_indices;
+  for (const std::int64_t n : sizes) {
+    for (const double fraction : {0.0, -1.0 /* one kept */, 0.05, 0.5, 0.95, 1.0}) {
+      std::vector<std::int32_t> in(static_cast<std::size_t>(n));
+      std::vector<unsigned char> keep(in.size()), heads(in.size());
+      for (auto& x : in) x = std::uniform_int_distribution<std::int32_t>(0, 999999)(rng);
+      const std::int32_t threshold = fraction < 0 ? 0 : static_cast<std::int32_t>(fraction * 1000000);
+      for (std::size_t i = 0; i < in.size(); ++i) keep[i] = in[i] < threshold;
+      if (fraction < 0 && n > 0) {  // exactly one kept, somewhere inside
+        const std::size_t at = static_cast<std::size_t>(rng() % static_cast<std::uint64_t>(n));
+        in[at] = -1;
+        keep[at] = 1;
+      }
+      for (auto& h : heads) h = std::bernoulli_distribution(0.01)(rng);
+      const select_expectation want = oracle_select(kind, in, keep, heads);
+      std::vector<std::int64_t> capacities = {n};
+      if (compaction) capacities = {n, want.num / 2, 0, want.num};
+      for (const std::int64_t capacity : capacities) {
+        // In place only at full capacity, so that every truncated case checks nothing is written past it.
+        const bool in_place = compaction && capacity == n && n % 2 == 1 && kind != select_kind::select_indices;
+        const select_request req{kind, capacity, in_place, threshold};
+        std::vector<std::int64_t> out(static_cast<std::size_t>(std::max(n, capacity)));
+        std::vector<unsigned char> heads_out(in.size());
+        poison(out);
+        poison(heads_out);
+        std::int64_t num = -12345;
+        const streamscan::status s = Backend::run_select(req, in, keep, heads, out, heads_out, num);
+        std::ostringstream where;
+        where << "seed=" << global_seed() << " " << to_string(kind) << " n=" << n << " fraction=" << fraction
+              << " capacity=" << capacity << (req.in_place ? " in-place" : "");
+        ASSERT_TRUE(s.is_ok()) << s.message() << " " << where.str();
+        if (kind != select_kind::split_and_segment) {
+          EXPECT_EQ(num, want.num) << where.str();
+        }
+        const std::size_t written = compaction ? static_cast<std::size_t>(std::min(want.num, capacity)) : want.out.size();
+        std::vector<std::int64_t> got(out.begin(), out.begin() + written);
+        EXPECT_TRUE(compare_exact(got, std::vector<std::int64_t>(want.out.begin(), want.out.begin() + written)))
+            << where.str();
+        if (compaction && !req.in_place) {  // nothing past what was kept or the capacity
+          std::vector<std::int64_t> rest(out.begin() + written, out.end()), poisoned(rest.size());
+          poison(poisoned);
+          EXPECT_TRUE(compare_exact(rest, poisoned)) << "written past the end: " << where.str();
+        }
+        if (kind == select_kind::split_and_segment) {
+          EXPECT_TRUE(compare_exact(heads_out, want.heads_out)) << "heads: " << where.str();
+        }
+      }
+    }
+  }
+}
+
+}  // namespace streamscan_test
+
+#define STREAMSCAN_SELECT_TESTS(Suite, Backend)                                                             \
+  TEST(Suite, select_if) { streamscan_test::check_select<Backend>(streamscan_test::select_kind::select_if, #Suite "if"); } \
+  TEST(Suite, select_flagged) {                                                                             \
+    streamscan_test::check_select<Backend>(streamscan_test::select_kind::select_flagged, #Suite "fl");      \
+  }                                                                                                         \
+  TEST(Suite, select_indices) {                                                                             \
+    streamscan_test::check_select<Backend>(streamscan_test::select_kind::select_indices, #Suite "ix");      \
+  }                                                                                                         \
+  TEST(Suite, partition) { streamscan_test::check_select<Backend>(streamscan_test::select_kind::partition, #Suite "p"); } \
+  TEST(Suite, partition_pairs) {                                                                            \
+    streamscan_test::check_select<Backend>(streamscan_test::select_kind::partition_pairs, #Suite "pp");     \
+  }                                                                                                         \
+  TEST(Suite, split) { streamscan_test::check_select<Backend>(streamscan_test::select_kind::split, #Suite "s"); } \
+  TEST(Suite, split_and_segment) {                                                                          \
+    streamscan_test::check_select<Backend>(streamscan_test::select_kind::split_and_segment, #Suite "ss");   \
+  }
