@@ -12,6 +12,7 @@
 #include "common/wrapped_iterator.hpp"
 #include "scan_test_body.hpp"
 #include "segmented_test_body.hpp"
+#include "select_test_body.hpp"
 
 namespace streamscan_test {
 
@@ -30,6 +31,104 @@ struct cuda_backend {
   template <class A>
   static std::int64_t tile_items(streamscan::scan_strategy strategy) {
     return streamscan::cuda::scan_tile_items<A>(strategy);
+  }
+
+  static constexpr bool has_split_and_segment = false;  // CPU only so far (issue 6)
+  // The count scan's tile (32-bit counts through the general single-pass kernel).
+  static std::int64_t select_chunk() {
+    return streamscan::cuda::scan_tile_items<std::uint32_t>(streamscan::scan_strategy::reduce_then_scan);
+  }
+
+  static streamscan::status run_select(const select_request& req, const std::vector<std::int32_t>& in,
+                                       const std::vector<unsigned char>& keep, const std::vector<unsigned char>& heads,
+                                       std::vector<std::int64_t>& out, std::vector<unsigned char>& heads_out,
+                                       std::int64_t& num) {
+    namespace ss = streamscan;
+    (void)heads;
+    (void)heads_out;
+    const auto n = static_cast<std::int64_t>(in.size());
+    const cudaStream_t stream = test_stream();
+    device_buffer<std::int32_t> d_in(in.size());
+    device_buffer<std::int64_t> d_wide(in.size()), d_out(out.size());
+    device_buffer<unsigned char> d_keep(keep.size());
+    device_buffer<std::int64_t> d_num(1);
+    std::vector<std::int64_t> wide(in.begin(), in.end());
+    d_in.upload(in);
+    d_wide.upload(wide);
+    d_keep.upload(keep);
+    d_out.upload(out);  // poisoned
+    STREAMSCAN_TEST_CUDA(cudaMemset(d_num.get(), 0xA7, sizeof(std::int64_t)));
+    if (req.in_place) {
+      std::copy(wide.begin(), wide.end(), out.begin());
+      d_out.upload(out);
+    }
+    const below pred{req.threshold};
+    std::size_t bytes = 0;
+    auto two_phase = [&](auto call) {
+      ss::status s = call(nullptr);
+      if (!s) return s;
+      device_buffer<unsigned char> temp(bytes + 1);
+      s = call(temp.get() + 1);  // no alignment needed
+      if (s) STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
+      return s;
+    };
+    const std::int32_t* src = d_in.get();
+    const std::int64_t* wsrc = d_wide.get();
+    const unsigned char* flags = d_keep.get();
+    ss::status s;
+    switch (req.kind) {
+      case select_kind::select_if:
+        s = req.in_place ? two_phase([&](void* t) {
+          return ss::cuda::select_if(t, bytes, d_out.get(), d_out.get(), n, req.capacity, d_num.get(), pred, stream);
+        })
+                         : two_phase([&](void* t) {
+                             return ss::cuda::select_if(t, bytes, src, d_out.get(), n, req.capacity, d_num.get(), pred,
+                                                        stream);
+                           });
+        break;
+      case select_kind::select_flagged:
+        s = req.in_place ? two_phase([&](void* t) {
+          return ss::cuda::select_flagged(t, bytes, d_out.get(), flags, d_out.get(), n, req.capacity, d_num.get(),
+                                          stream);
+        })
+                         : two_phase([&](void* t) {
+                             return ss::cuda::select_flagged(t, bytes, src, flags, d_out.get(), n, req.capacity,
+                                                             d_num.get(), stream);
+                           });
+        break;
+      case select_kind::select_indices:
+        s = two_phase([&](void* t) {
+          return ss::cuda::select_indices(t, bytes, flags, d_out.get(), n, req.capacity, d_num.get(), stream);
+        });
+        break;
+      case select_kind::partition:
+        s = two_phase([&](void* t) { return ss::cuda::partition(t, bytes, src, d_out.get(), n, d_num.get(), pred, stream); });
+        break;
+      case select_kind::partition_pairs: {
+        device_buffer<std::int32_t> keys_out(in.size());
+        s = two_phase([&](void* t) {
+          return ss::cuda::partition_pairs(t, bytes, src, wsrc, keys_out.get(), d_out.get(), n, d_num.get(), pred,
+                                           stream);
+        });
+        std::vector<std::int32_t> k;
+        keys_out.download(k);
+        d_out.download(out);
+        for (std::size_t i = 0; s && i < k.size(); ++i)
+          if (k[i] != out[i]) s = ss::status(ss::errc::invalid_argument, "keys and values parted ways");
+        break;
+      }
+      case select_kind::split:
+        s = two_phase([&](void* t) { return ss::cuda::split(t, bytes, src, flags, d_out.get(), n, d_num.get(), stream); });
+        break;
+      default:
+        return ss::status(ss::errc::invalid_argument, "split_and_segment is not on the cuda back end yet");
+    }
+    if (!s) return s;
+    d_out.download(out);
+    std::vector<std::int64_t> h;
+    d_num.download(h);
+    num = h[0];
+    return s;
   }
 
   template <class A, class Op>

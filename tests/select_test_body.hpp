@@ -2,6 +2,7 @@
 // by every back end.
 //
 // A back end adapter provides, besides name/available()/large_size:
+//   has_split_and_segment                whether the back end has it yet
 //   select_chunk()                       the tile/chunk size, to hit its edges
 //   run_select(select_request, in, flags, heads, out, heads_out, num) -> status
 //     out (and heads_out) arrive poisoned; in/flags/heads sized n; out sized
@@ -111,6 +112,8 @@ inline select_expectation oracle_select(select_kind kind, const std::vector<std:
 template <class Backend>
 void check_select(select_kind kind, const char* test) {
   if (!Backend::available()) GTEST_SKIP() << "no " << Backend::name << " device";
+  if (kind == select_kind::split_and_segment && !Backend::has_split_and_segment)
+    GTEST_SKIP() << "split_and_segment is not on the " << Backend::name << " back end yet";
   auto rng = make_rng(test);
   const std::int64_t t = Backend::select_chunk();
   std::uniform_int_distribution<std::int64_t> large(Backend::large_size / 4, Backend::large_size / 2);

@@ -3,3 +3,4 @@
 
 #include "cuda/device/device_scan.cuh"
 #include "cuda/device/device_segmented_scan.cuh"
+#include "cuda/device/device_select.cuh"
