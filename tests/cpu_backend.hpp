@@ -32,6 +32,7 @@ struct cpu_backend {
   }
 
   static constexpr bool has_split_and_segment = true;
+  static constexpr bool compaction_in_place = true;
   static std::int64_t select_chunk() { return streamscan::cpu::default_scan_policy.chunk_items; }
 
   static streamscan::status run_select(const select_request& req, const std::vector<std::int32_t>& in,

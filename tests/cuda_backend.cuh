@@ -34,6 +34,7 @@ struct cuda_backend {
   }
 
   static constexpr bool has_split_and_segment = false;  // CPU only so far (issue 6)
+  static constexpr bool compaction_in_place = false;    // refused: the scatter re-reads its input
   // The count scan's tile (32-bit counts through the general single-pass kernel).
   static std::int64_t select_chunk() {
     return streamscan::cuda::scan_tile_items<std::uint32_t>(streamscan::scan_strategy::reduce_then_scan);

@@ -3,6 +3,7 @@
 //
 // A back end adapter provides, besides name/available()/large_size:
 //   has_split_and_segment                whether the back end has it yet
+//   compaction_in_place                  whether select_* may run with out == in
 //   select_chunk()                       the tile/chunk size, to hit its edges
 //   run_select(select_request, in, flags, heads, out, heads_out, num) -> status
 //     out (and heads_out) arrive poisoned; in/flags/heads sized n; out sized
@@ -138,7 +139,8 @@ void check_select(select_kind kind, const char* test) {
       if (compaction) capacities = {n, want.num / 2, 0, want.num};
       for (const std::int64_t capacity : capacities) {
         // In place only at full capacity, so that every truncated case checks nothing is written past it.
-        const bool in_place = compaction && capacity == n && n % 2 == 1 && kind != select_kind::select_indices;
+        const bool in_place = Backend::compaction_in_place && compaction && capacity == n && n % 2 == 1 &&
+                              kind != select_kind::select_indices;
         const select_request req{kind, capacity, in_place, threshold};
         std::vector<std::int64_t> out(static_cast<std::size_t>(std::max(n, capacity)));
         std::vector<unsigned char> heads_out(in.size());

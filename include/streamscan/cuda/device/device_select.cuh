@@ -7,8 +7,8 @@
 // which may exceed `capacity` — then only `capacity` elements were written.
 // Single pass for compaction (an exclusive count scan with the decoupled
 // look-back whose output scatters); partition and split count first, then
-// scatter. Compaction may run in place (out == in); partition and split may
-// not. Seed 002's multi_level, hybrid and warp_atomic strategies are not in
+// scatter. None runs in place (out == in is refused with a named error; the
+// CPU back end compacts in place). Seed 002's multi_level, hybrid and warp_atomic strategies are not in
 // this build yet (invalid_argument), nor is split_and_segment (CPU only).
 //
 // Status (2026-11-21): this first version compiles and shares its test bodies

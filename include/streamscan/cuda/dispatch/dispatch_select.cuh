@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "../../detail/select_iterators.hpp"
 #include "../../detail/validate.hpp"
@@ -22,9 +23,9 @@
 namespace streamscan::cuda::detail {
 
 // Runs the count scan over n positions with `keep` and the scattering output;
-// temp == nullptr answers the size. The scan is the decoupled look-back: its
-// tiles write only after every earlier tile has read its input, which makes
-// in-place compaction safe.
+// temp == nullptr answers the size. The scan is the decoupled look-back. The
+// scatter re-reads each moved element after the look-back, when a later tile
+// may already have written into this tile's range: so no call runs in place.
 template <class C, class Keep, class Move>
 status count_and_scatter(const char* fn, void* temp, std::size_t& temp_bytes, Keep keep, Move move, std::int64_t n,
                          std::int64_t capacity, const std::int64_t* rejected_from, std::int64_t* total_out,
@@ -46,6 +47,15 @@ status count_and_scatter_sized(const char* fn, void* temp, std::size_t& temp_byt
                                           stream);
 }
 
+template <class InIt, class OutIt>
+status refuse_in_place(const char* fn, const InIt& in, const OutIt& out, std::int64_t n) {
+  if constexpr (std::is_pointer_v<InIt> && std::is_pointer_v<OutIt>) {
+    if (n > 0 && static_cast<const void*>(in) == static_cast<const void*>(out))
+      return streamscan::detail::invalid_argument(fn, "arguments 'in' and 'out' are the same: this call cannot run in place");
+  }
+  return status::ok();
+}
+
 inline status check_select_strategy(const char* fn, select_options opt) {
   if (opt.strategy == select_strategy::automatic || opt.strategy == select_strategy::stable) return status::ok();
   return streamscan::detail::invalid_argument(
@@ -65,6 +75,7 @@ status dispatch_compact(const char* fn, void* temp, std::size_t& temp_bytes, InI
     return streamscan::detail::invalid_argument(fn, "argument 'capacity' is negative (" + std::to_string(capacity) + ")");
   if (temp != nullptr && num_selected == nullptr)
     return streamscan::detail::invalid_argument(fn, "argument 'num_selected' is a null pointer");
+  if (status s = refuse_in_place(fn, in, out, n); !s) return s;
   std::size_t inner = 0;
   if (status s = count_and_scatter_sized(fn, nullptr, inner, keep, move, n, capacity, nullptr, num_selected, stream);
       !s)
@@ -98,10 +109,7 @@ status dispatch_two_way(const char* fn, void* temp, std::size_t& temp_bytes, InI
   if (status s = streamscan::detail::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
   if (temp != nullptr && num_kept == nullptr)
     return streamscan::detail::invalid_argument(fn, "argument 'num_selected' is a null pointer");
-  if constexpr (std::is_pointer_v<InIt> && std::is_pointer_v<OutIt>) {
-    if (n > 0 && static_cast<const void*>(in) == static_cast<const void*>(out))
-      return streamscan::detail::invalid_argument(fn, "arguments 'in' and 'out' are the same: this call cannot run in place");
-  }
+  if (status s = refuse_in_place(fn, in, out, n); !s) return s;
   std::size_t inner = 0;
   const std::int64_t* no_rejects = nullptr;
   if (status s = count_and_scatter_sized(fn, nullptr, inner, keep, move, n, 0, no_rejects, num_kept, stream); !s)
