@@ -79,10 +79,13 @@ class segmented_input {
 
   STREAMSCAN_HOST_DEVICE value_type operator[](difference_type k) const {
     const std::int64_t pos = base_ + k;
-    const A x = static_cast<A>(in_[heads_.element(pos)]);
+    A x = static_cast<A>(in_[heads_.element(pos)]);
     const bool head = heads_(pos);
-    const A folded = static_cast<A>(op_(init_, x));  // computed always: a select, not a branch
-    return value_type{head && fold_init_ ? folded : x, head};
+    if (fold_init_) {  // the same for every element of a call: no divergence; then a select, not a branch
+      const A folded = static_cast<A>(op_(init_, x));
+      x = head ? folded : x;
+    }
+    return value_type{x, head};
   }
   STREAMSCAN_HOST_DEVICE value_type operator*() const { return (*this)[0]; }
   STREAMSCAN_HOST_DEVICE segmented_input operator+(difference_type k) const {

@@ -36,9 +36,9 @@ template <class InIt, class OutIt, class Pred>
                                std::int64_t capacity, std::int64_t* num_selected, Pred pred,
                                cudaStream_t stream = nullptr, select_options opt = {}) {
   const streamscan::detail::keep_by_predicate<InIt, Pred> keep{in, pred, false};
-  return detail::dispatch_compact("streamscan::cuda::select_if", temp, temp_bytes, in, out, n, capacity,
-                                  num_selected, keep, streamscan::detail::move_value<InIt, OutIt>{in, out}, stream,
-                                  opt);
+  return detail::dispatch_select("streamscan::cuda::select_if", temp, temp_bytes, in, out, n, capacity,
+                                 num_selected, keep, streamscan::detail::move_value<InIt, OutIt>{in, out}, false,
+                                 stream, opt);
 }
 
 // Keeps in[i] where flags[i] is true.
@@ -51,8 +51,8 @@ template <class InIt, class FlagIt, class OutIt>
     if (n > 0 && temp != nullptr && flags == nullptr)
       return streamscan::detail::invalid_argument(fn, "argument 'flags' is a null pointer");
   const streamscan::detail::keep_by_flag<FlagIt> keep{flags, false};
-  return detail::dispatch_compact(fn, temp, temp_bytes, in, out, n, capacity, num_selected, keep,
-                                  streamscan::detail::move_value<InIt, OutIt>{in, out}, stream, opt);
+  return detail::dispatch_select(fn, temp, temp_bytes, in, out, n, capacity, num_selected, keep,
+                                 streamscan::detail::move_value<InIt, OutIt>{in, out}, false, stream, opt);
 }
 
 // Writes the indices i where flags[i] is true (seed 002's output).
@@ -63,8 +63,8 @@ template <class FlagIt, class OutIt>
   static_assert(std::is_integral_v<typename std::iterator_traits<OutIt>::value_type>,
                 "streamscan::cuda::select_indices: the output holds integer indices");
   const streamscan::detail::keep_by_flag<FlagIt> keep{flags, false};
-  return detail::dispatch_compact("streamscan::cuda::select_indices", temp, temp_bytes, flags, out, n, capacity,
-                                  num_selected, keep, streamscan::detail::move_index<OutIt>{out}, stream, opt);
+  return detail::dispatch_select("streamscan::cuda::select_indices", temp, temp_bytes, flags, out, n, capacity,
+                                 num_selected, keep, streamscan::detail::move_index<OutIt>{out}, false, stream, opt);
 }
 
 // Selected first, then rejected, both in input order.
@@ -73,8 +73,8 @@ template <class InIt, class OutIt, class Pred>
                                std::int64_t* num_selected, Pred pred, cudaStream_t stream = nullptr,
                                select_options opt = {}) {
   const streamscan::detail::keep_by_predicate<InIt, Pred> keep{in, pred, false};
-  return detail::dispatch_two_way("streamscan::cuda::partition", temp, temp_bytes, in, out, n, num_selected, keep,
-                                  streamscan::detail::move_value<InIt, OutIt>{in, out}, stream, opt);
+  return detail::dispatch_select("streamscan::cuda::partition", temp, temp_bytes, in, out, n, n, num_selected, keep,
+                                 streamscan::detail::move_value<InIt, OutIt>{in, out}, true, stream, opt);
 }
 
 // Key-value partition: the keys decide, the values follow.
@@ -87,7 +87,8 @@ template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
   if (status s = streamscan::detail::validate_range_args(fn, values, values_out, n, temp == nullptr); !s) return s;
   const streamscan::detail::keep_by_predicate<KeyIt, Pred> keep{keys, pred, false};
   const streamscan::detail::move_pair<KeyIt, ValueIt, KeyOut, ValueOut> move{keys, values, keys_out, values_out};
-  return detail::dispatch_two_way(fn, temp, temp_bytes, keys, keys_out, n, num_selected, keep, move, stream, opt);
+  return detail::dispatch_select(fn, temp, temp_bytes, keys, keys_out, n, n, num_selected, keep, move, true, stream,
+                                 opt);
 }
 
 // split (seed 003 2.3.3): flags[i] false first, then true, both in input
@@ -96,8 +97,8 @@ template <class InIt, class FlagIt, class OutIt>
 [[nodiscard]] status split(void* temp, std::size_t& temp_bytes, InIt in, FlagIt flags, OutIt out, std::int64_t n,
                            std::int64_t* num_false, cudaStream_t stream = nullptr, select_options opt = {}) {
   const streamscan::detail::keep_by_flag<FlagIt> keep{flags, true};  // "kept" = false flags, placed first
-  return detail::dispatch_two_way("streamscan::cuda::split", temp, temp_bytes, in, out, n, num_false, keep,
-                                  streamscan::detail::move_value<InIt, OutIt>{in, out}, stream, opt);
+  return detail::dispatch_select("streamscan::cuda::split", temp, temp_bytes, in, out, n, n, num_false, keep,
+                                 streamscan::detail::move_value<InIt, OutIt>{in, out}, true, stream, opt);
 }
 
 }  // namespace streamscan::cuda

@@ -63,12 +63,15 @@ inline status check_select_strategy(const char* fn, select_options opt) {
               " is not available on the GPU back end yet (stable is)");
 }
 
-// Compaction: kept elements to out[0, min(kept, capacity)); the kept count to
-// *num_selected (device memory).
+// One dispatcher for every call. Compaction (place_rejected false): kept
+// elements to out[0, min(kept, capacity)), one pass. Partition / split
+// (place_rejected true, capacity n): a counting pass writes the kept total to
+// *num_selected, then the scatter places kept elements from 0 and rejected
+// ones after them. *num_selected (device memory) ends as the kept count.
 template <class InIt, class OutIt, class Keep, class Move>
-status dispatch_compact(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,
-                        std::int64_t capacity, std::int64_t* num_selected, Keep keep, Move move, cudaStream_t stream,
-                        select_options opt) {
+status dispatch_select(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,
+                       std::int64_t capacity, std::int64_t* num_selected, Keep keep, Move move, bool place_rejected,
+                       cudaStream_t stream, select_options opt) {
   if (status s = check_select_strategy(fn, opt); !s) return s;
   if (status s = streamscan::detail::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
   if (capacity < 0)
@@ -76,6 +79,7 @@ status dispatch_compact(const char* fn, void* temp, std::size_t& temp_bytes, InI
   if (temp != nullptr && num_selected == nullptr)
     return streamscan::detail::invalid_argument(fn, "argument 'num_selected' is a null pointer");
   if (status s = refuse_in_place(fn, in, out, n); !s) return s;
+  // Both passes are the same scan: one temp size serves them.
   std::size_t inner = 0;
   if (status s = count_and_scatter_sized(fn, nullptr, inner, keep, move, n, capacity, nullptr, num_selected, stream);
       !s)
@@ -97,44 +101,12 @@ status dispatch_compact(const char* fn, void* temp, std::size_t& temp_bytes, InI
   }
   if (status s = check_device_accessible(fn, "in", in, facts); !s) return s;
   if (status s = check_device_accessible(fn, "out", out, facts); !s) return s;
-  return count_and_scatter_sized(fn, temp, temp_bytes, keep, move, n, capacity, nullptr, num_selected, stream);
-}
-
-// Partition / split: a counting pass writes the kept total into temp, then
-// the scatter places kept elements from 0 and rejected ones after them.
-template <class InIt, class OutIt, class Keep, class Move>
-status dispatch_two_way(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,
-                        std::int64_t* num_kept, Keep keep, Move move, cudaStream_t stream, select_options opt) {
-  if (status s = check_select_strategy(fn, opt); !s) return s;
-  if (status s = streamscan::detail::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
-  if (temp != nullptr && num_kept == nullptr)
-    return streamscan::detail::invalid_argument(fn, "argument 'num_selected' is a null pointer");
-  if (status s = refuse_in_place(fn, in, out, n); !s) return s;
-  std::size_t inner = 0;
-  const std::int64_t* no_rejects = nullptr;
-  if (status s = count_and_scatter_sized(fn, nullptr, inner, keep, move, n, 0, no_rejects, num_kept, stream); !s)
-    return s;
-  if (temp == nullptr) {
-    temp_bytes = inner;
-    return status::ok();
-  }
-  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, inner); !s) return s;
-  device_facts facts;
-  if (status s = current_device_facts(fn, facts); !s) return s;
-  if (status s = check_device_accessible(fn, "num_selected", num_kept, facts); !s) return s;
-  if (n == 0) {
-    if (const cudaError_t e = cudaMemsetAsync(num_kept, 0, sizeof(std::int64_t), stream); e != cudaSuccess) {
-      cudaGetLastError();
-      return cuda_status(fn, "writing num_selected (cudaMemsetAsync)", e);
-    }
-    return status::ok();
-  }
-  if (status s = check_device_accessible(fn, "in", in, facts); !s) return s;
-  if (status s = check_device_accessible(fn, "out", out, facts); !s) return s;
+  if (!place_rejected)
+    return count_and_scatter_sized(fn, temp, temp_bytes, keep, move, n, capacity, nullptr, num_selected, stream);
   // Pass 1 counts (moves nothing: capacity 0, no rejected placement); pass 2 scatters.
-  if (status s = count_and_scatter_sized(fn, temp, temp_bytes, keep, move, n, 0, no_rejects, num_kept, stream); !s)
+  if (status s = count_and_scatter_sized(fn, temp, temp_bytes, keep, move, n, 0, nullptr, num_selected, stream); !s)
     return s;
-  return count_and_scatter_sized(fn, temp, temp_bytes, keep, move, n, n, num_kept, nullptr, stream);
+  return count_and_scatter_sized(fn, temp, temp_bytes, keep, move, n, n, num_selected, nullptr, stream);
 }
 
 }  // namespace streamscan::cuda::detail
