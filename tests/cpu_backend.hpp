@@ -33,6 +33,10 @@ struct cpu_backend {
 
   static constexpr bool has_split_and_segment = true;
   static constexpr bool compaction_in_place = true;
+  // Every strategy runs the stable scatter here; one unordered name checks it is accepted.
+  static std::vector<streamscan::select_strategy> compaction_strategies() {
+    return {streamscan::select_strategy::automatic, streamscan::select_strategy::warp_atomic};
+  }
   static std::int64_t select_chunk() { return streamscan::cpu::default_scan_policy.chunk_items; }
 
   static streamscan::status run_select(const select_request& req, const std::vector<std::int32_t>& in,
@@ -49,39 +53,47 @@ struct cpu_backend {
       return call(temp.data() + 1);  // no alignment needed
     };
     const below pred{req.threshold};
+    const ss::select_options opt{req.strategy};
     std::vector<std::int64_t> wide(in.begin(), in.end());
     switch (req.kind) {
       case select_kind::select_if:
         if (req.in_place) {
           std::copy(wide.begin(), wide.end(), out.begin());
           return two_phase([&](void* t) {
-            return ss::cpu::select_if(t, bytes, out.data(), out.data(), n, req.capacity, &num, pred);
+            return ss::cpu::select_if(t, bytes, out.data(), out.data(), n, req.capacity, &num, pred, opt);
           });
         }
         return two_phase([&](void* t) {
-          return ss::cpu::select_if(t, bytes, in.data(), out.data(), n, req.capacity, &num, pred);
+          return ss::cpu::select_if(t, bytes, in.data(), out.data(), n, req.capacity, &num, pred, opt);
         });
       case select_kind::select_flagged:
         if (req.in_place) {
           std::copy(wide.begin(), wide.end(), out.begin());
           return two_phase([&](void* t) {
-            return ss::cpu::select_flagged(t, bytes, out.data(), keep.data(), out.data(), n, req.capacity, &num);
+            return ss::cpu::select_flagged(t, bytes, out.data(), keep.data(), out.data(), n, req.capacity, &num, opt);
           });
         }
         return two_phase([&](void* t) {
-          return ss::cpu::select_flagged(t, bytes, in.data(), keep.data(), out.data(), n, req.capacity, &num);
+          return ss::cpu::select_flagged(t, bytes, in.data(), keep.data(), out.data(), n, req.capacity, &num, opt);
         });
       case select_kind::select_indices:
         return two_phase([&](void* t) {
-          return ss::cpu::select_indices(t, bytes, keep.data(), out.data(), n, req.capacity, &num);
+          return ss::cpu::select_indices(t, bytes, keep.data(), out.data(), n, req.capacity, &num, opt);
         });
       case select_kind::partition:
         return two_phase([&](void* t) { return ss::cpu::partition(t, bytes, in.data(), out.data(), n, &num, pred); });
-      case select_kind::partition_pairs: {
+      case select_kind::stable_partition:
+        return two_phase(
+            [&](void* t) { return ss::cpu::stable_partition(t, bytes, in.data(), out.data(), n, &num, pred); });
+      case select_kind::partition_pairs:
+      case select_kind::stable_partition_pairs: {
         std::vector<std::int32_t> keys_out(in.size());
+        const bool stable = req.kind == select_kind::stable_partition_pairs;
         ss::status s = two_phase([&](void* t) {
-          return ss::cpu::partition_pairs(t, bytes, in.data(), wide.data(), keys_out.data(), out.data(), n, &num,
-                                          pred);
+          return stable ? ss::cpu::stable_partition_pairs(t, bytes, in.data(), wide.data(), keys_out.data(),
+                                                          out.data(), n, &num, pred)
+                        : ss::cpu::partition_pairs(t, bytes, in.data(), wide.data(), keys_out.data(), out.data(), n,
+                                                   &num, pred);
         });
         for (std::size_t i = 0; s && i < in.size(); ++i)
           if (keys_out[i] != out[i]) s = ss::status(ss::errc::invalid_argument, "keys and values parted ways");

@@ -33,8 +33,13 @@ struct cuda_backend {
     return streamscan::cuda::scan_tile_items<A>(strategy);
   }
 
-  static constexpr bool has_split_and_segment = false;  // CPU only so far (issue 6)
-  static constexpr bool compaction_in_place = false;    // refused: the scatter re-reads its input
+  static constexpr bool has_split_and_segment = true;
+  static constexpr bool compaction_in_place = true;     // the stable single pass
+  static std::vector<streamscan::select_strategy> compaction_strategies() {
+    namespace ss = streamscan;
+    return {ss::select_strategy::automatic, ss::select_strategy::multi_level, ss::select_strategy::hybrid,
+            ss::select_strategy::warp_atomic};
+  }
   // The count scan's tile (32-bit counts through the general single-pass kernel).
   static std::int64_t select_chunk() {
     return streamscan::cuda::scan_tile_items<std::uint32_t>(streamscan::scan_strategy::reduce_then_scan);
@@ -45,8 +50,6 @@ struct cuda_backend {
                                        std::vector<std::int64_t>& out, std::vector<unsigned char>& heads_out,
                                        std::int64_t& num) {
     namespace ss = streamscan;
-    (void)heads;
-    (void)heads_out;
     const auto n = static_cast<std::int64_t>(in.size());
     const cudaStream_t stream = test_stream();
     device_buffer<std::int32_t> d_in(in.size());
@@ -64,6 +67,7 @@ struct cuda_backend {
       d_out.upload(out);
     }
     const below pred{req.threshold};
+    const ss::select_options opt{req.strategy};
     std::size_t bytes = 0;
     auto two_phase = [&](auto call) {
       ss::status s = call(nullptr);
@@ -80,36 +84,45 @@ struct cuda_backend {
     switch (req.kind) {
       case select_kind::select_if:
         s = req.in_place ? two_phase([&](void* t) {
-          return ss::cuda::select_if(t, bytes, d_out.get(), d_out.get(), n, req.capacity, d_num.get(), pred, stream);
+          return ss::cuda::select_if(t, bytes, d_out.get(), d_out.get(), n, req.capacity, d_num.get(), pred, stream, opt);
         })
                          : two_phase([&](void* t) {
                              return ss::cuda::select_if(t, bytes, src, d_out.get(), n, req.capacity, d_num.get(), pred,
-                                                        stream);
+                                                        stream, opt);
                            });
         break;
       case select_kind::select_flagged:
         s = req.in_place ? two_phase([&](void* t) {
           return ss::cuda::select_flagged(t, bytes, d_out.get(), flags, d_out.get(), n, req.capacity, d_num.get(),
-                                          stream);
+                                          stream, opt);
         })
                          : two_phase([&](void* t) {
                              return ss::cuda::select_flagged(t, bytes, src, flags, d_out.get(), n, req.capacity,
-                                                             d_num.get(), stream);
+                                                             d_num.get(), stream, opt);
                            });
         break;
       case select_kind::select_indices:
         s = two_phase([&](void* t) {
-          return ss::cuda::select_indices(t, bytes, flags, d_out.get(), n, req.capacity, d_num.get(), stream);
+          return ss::cuda::select_indices(t, bytes, flags, d_out.get(), n, req.capacity, d_num.get(), stream, opt);
         });
         break;
       case select_kind::partition:
         s = two_phase([&](void* t) { return ss::cuda::partition(t, bytes, src, d_out.get(), n, d_num.get(), pred, stream); });
         break;
-      case select_kind::partition_pairs: {
-        device_buffer<std::int32_t> keys_out(in.size());
+      case select_kind::stable_partition:
         s = two_phase([&](void* t) {
-          return ss::cuda::partition_pairs(t, bytes, src, wsrc, keys_out.get(), d_out.get(), n, d_num.get(), pred,
-                                           stream);
+          return ss::cuda::stable_partition(t, bytes, src, d_out.get(), n, d_num.get(), pred, stream);
+        });
+        break;
+      case select_kind::partition_pairs:
+      case select_kind::stable_partition_pairs: {
+        device_buffer<std::int32_t> keys_out(in.size());
+        const bool stable = req.kind == select_kind::stable_partition_pairs;
+        s = two_phase([&](void* t) {
+          return stable ? ss::cuda::stable_partition_pairs(t, bytes, src, wsrc, keys_out.get(), d_out.get(), n,
+                                                           d_num.get(), pred, stream)
+                        : ss::cuda::partition_pairs(t, bytes, src, wsrc, keys_out.get(), d_out.get(), n,
+                                                    d_num.get(), pred, stream);
         });
         std::vector<std::int32_t> k;
         keys_out.download(k);
@@ -121,8 +134,17 @@ struct cuda_backend {
       case select_kind::split:
         s = two_phase([&](void* t) { return ss::cuda::split(t, bytes, src, flags, d_out.get(), n, d_num.get(), stream); });
         break;
-      default:
-        return ss::status(ss::errc::invalid_argument, "split_and_segment is not on the cuda back end yet");
+      default: {
+        device_buffer<unsigned char> d_heads(heads.size()), d_heads_out(heads_out.size());
+        d_heads.upload(heads);
+        d_heads_out.upload(heads_out);  // poisoned
+        s = two_phase([&](void* t) {
+          return ss::cuda::split_and_segment(t, bytes, src, flags, ss::head_flags(d_heads.get()), d_out.get(),
+                                             d_heads_out.get(), n, stream);
+        });
+        d_heads_out.download(heads_out);
+        break;
+      }
     }
     if (!s) return s;
     d_out.download(out);

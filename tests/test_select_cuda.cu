@@ -1,4 +1,133 @@
-// Compaction, partition and split on the GPU (split_and_segment: CPU only so far).
+// Compaction, partition, split and split_and_segment on the GPU:
+// the shared bodies, plus value types other than int32, every strategy
+// on them, and the argument errors.
 #include "cuda_backend.cuh"
 
+#include "common/types.hpp"
+
 STREAMSCAN_SELECT_TESTS(select_cuda, streamscan_test::cuda_backend)
+
+namespace {
+namespace ss = streamscan;
+using streamscan_test::device_buffer;
+
+struct mat2u_keep {  // selects matrices by a bit of their first entry
+  STREAMSCAN_HOST_DEVICE bool operator()(const streamscan_test::mat2u& m) const { return (m.a & 4u) != 0; }
+};
+
+// A 16-byte struct through every compaction strategy and both partitions, at
+// a size of many tiles plus a ragged end; each against a host oracle.
+TEST(select_cuda_types, StructsEveryStrategy) {
+  if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
+  auto rng = streamscan_test::make_rng("select_cuda_types");
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{5000}, std::int64_t{300007}}) {
+    std::vector<streamscan_test::mat2u> in(static_cast<std::size_t>(n));
+    for (auto& m : in) m = {static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()), 1u, 2u};
+    std::vector<streamscan_test::mat2u> kept, rejected;
+    for (const auto& m : in) (mat2u_keep{}(m) ? kept : rejected).push_back(m);
+    device_buffer<streamscan_test::mat2u> d_in(in.size()), d_out(in.size());
+    device_buffer<std::int64_t> d_num(1);
+    d_in.upload(in);
+    const streamscan_test::mat2u* src = d_in.get();
+    auto two_phase = [&](auto call) {
+      std::size_t bytes = 0;
+      ss::status s = call(nullptr, bytes);
+      if (!s) return s;
+      device_buffer<unsigned char> temp(bytes);
+      s = call(temp.get(), bytes);
+      STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+      return s;
+    };
+    auto result = [&](std::int64_t& num) {
+      std::vector<streamscan_test::mat2u> out;
+      d_out.download(out);
+      std::vector<std::int64_t> h;
+      d_num.download(h);
+      num = h[0];
+      return out;
+    };
+    auto by_a = [](const streamscan_test::mat2u& x, const streamscan_test::mat2u& y) { return x.a < y.a || (x.a == y.a && x.b < y.b); };
+    for (const auto strategy : {ss::select_strategy::stable, ss::select_strategy::multi_level, ss::select_strategy::hybrid,
+                                ss::select_strategy::warp_atomic}) {
+      STREAMSCAN_TEST_CUDA(cudaMemset(d_out.get(), 0xA7, in.size() * sizeof(streamscan_test::mat2u)));
+      ASSERT_TRUE(two_phase([&](void* t, std::size_t& b) {
+                    return ss::cuda::select_if(t, b, src, d_out.get(), n, n, d_num.get(), mat2u_keep{}, nullptr,
+                                               ss::select_options{strategy});
+                  }).is_ok());
+      std::int64_t num = 0;
+      std::vector<streamscan_test::mat2u> out = result(num);
+      ASSERT_EQ(num, static_cast<std::int64_t>(kept.size())) << "n=" << n << " " << ss::to_string(strategy);
+      out.resize(kept.size());
+      std::vector<streamscan_test::mat2u> want = kept;
+      if (streamscan_test::unordered(strategy)) {
+        std::sort(out.begin(), out.end(), by_a);
+        std::sort(want.begin(), want.end(), by_a);
+      }
+      EXPECT_TRUE(out == want) << "n=" << n << " " << ss::to_string(strategy) << " seed=" << streamscan_test::global_seed();
+    }
+    for (const bool stable : {false, true}) {
+      ASSERT_TRUE(two_phase([&](void* t, std::size_t& b) {
+                    return stable ? ss::cuda::stable_partition(t, b, src, d_out.get(), n, d_num.get(), mat2u_keep{})
+                                  : ss::cuda::partition(t, b, src, d_out.get(), n, d_num.get(), mat2u_keep{});
+                  }).is_ok());
+      std::int64_t num = 0;
+      const std::vector<streamscan_test::mat2u> out = result(num);
+      std::vector<streamscan_test::mat2u> want = kept;
+      if (stable) want.insert(want.end(), rejected.begin(), rejected.end());
+      else want.insert(want.end(), rejected.rbegin(), rejected.rend());
+      EXPECT_EQ(num, static_cast<std::int64_t>(kept.size()));
+      EXPECT_TRUE(out == want) << "n=" << n << (stable ? " stable_partition" : " partition");
+    }
+  }
+}
+
+struct keep_all_ints {
+  STREAMSCAN_HOST_DEVICE bool operator()(int) const { return true; }
+};
+
+TEST(select_cuda_errors, BadArgumentsAreNamedAndNothingIsWritten) {
+  if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
+  const std::int64_t n = 1000;
+  device_buffer<int> d_in(n), d_out(n);
+  device_buffer<std::int64_t> d_num(1);
+  std::vector<int> poisoned(n, -7);
+  d_in.upload(std::vector<int>(n, 1));
+  d_out.upload(poisoned);
+  const std::vector<std::int64_t> num_poison = {-1};
+  d_num.upload(num_poison);
+  const keep_all_ints keep_all{};
+  std::size_t bytes = 0;
+  ASSERT_TRUE(ss::cuda::select_if(nullptr, bytes, d_in.get(), d_out.get(), n, n, d_num.get(), keep_all).is_ok());
+  device_buffer<unsigned char> temp(bytes + (1 << 20));
+  std::size_t big = bytes + (1 << 20);
+  auto expect = [&](const ss::status& s, const char* text) {
+    EXPECT_NE(s.message().find(text), std::string::npos) << s.message();
+  };
+  expect(ss::cuda::select_if(temp.get(), bytes, d_in.get(), d_out.get(), n, -1, d_num.get(), keep_all),
+         "argument 'capacity' is negative (-1)");
+  expect(ss::cuda::select_if(temp.get(), bytes, d_in.get(), d_out.get(), n, n, nullptr, keep_all),
+         "argument 'num_selected' is a null pointer");
+  expect(ss::cuda::select_flagged(temp.get(), bytes, d_in.get(), static_cast<const bool*>(nullptr), d_out.get(), n, n,
+                                  d_num.get()),
+         "argument 'flags' is a null pointer");
+  expect(ss::cuda::partition(temp.get(), big, d_out.get(), d_out.get(), n, d_num.get(), keep_all),
+         "cannot run in place");
+  expect(ss::cuda::select_if(temp.get(), big, d_out.get(), d_out.get(), n, n, d_num.get(), keep_all, nullptr,
+                             ss::select_options{ss::select_strategy::hybrid}),
+         "hybrid cannot run in place");
+  expect(ss::cuda::partition(temp.get(), big, d_in.get(), d_out.get(), n, d_num.get(), keep_all, nullptr,
+                             ss::select_options{ss::select_strategy::hybrid}),
+         "argument 'options.strategy': hybrid is a compaction strategy");
+  std::size_t small = bytes - 1;
+  EXPECT_EQ(ss::cuda::select_if(temp.get(), small, d_in.get(), d_out.get(), n, n, d_num.get(), keep_all).code(),
+            ss::errc::temp_storage_too_small);
+  STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+  std::vector<int> out;
+  d_out.download(out);
+  EXPECT_EQ(out, poisoned);
+  std::vector<std::int64_t> num;
+  d_num.download(num);
+  EXPECT_EQ(num, num_poison);
+}
+
+}  // namespace

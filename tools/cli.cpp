@@ -12,7 +12,7 @@ const std::vector<std::string>& bench_types() {
   return v;
 }
 const std::vector<std::string>& bench_primitives() {
-  static const std::vector<std::string> v = {"scan", "segmented"};
+  static const std::vector<std::string> v = {"scan", "segmented", "select"};
   return v;
 }
 const std::vector<std::string>& bench_algorithms() {
@@ -134,6 +134,7 @@ command parse_command_line(int argc, const char* const* argv) {
   c.kind = sub == "tune" ? subcommand::tune : sub == "verify" ? subcommand::verify : subcommand::bench;
   c.bench.primitives = {"scan"};
   c.bench.segment_lengths = {4, 64, 1024, 1 << 20};
+  c.bench.keep_fractions = {0.05, 0.5, 0.95};
   c.bench.types = bench_types();
   c.bench.log2_sizes = parse_log2_sizes("--sizes", "16..30:2");
   c.bench.algorithms = bench_algorithms();
@@ -164,6 +165,17 @@ command parse_command_line(int argc, const char* const* argv) {
       for (std::string item; std::getline(ss, item, ',');)
         c.bench.segment_lengths.push_back(parse_integer(a, item, 1, 1LL << 40));
       if (c.bench.segment_lengths.empty()) throw usage_error("--segment-lengths expects a list such as 4,64,1024");
+    } else if (c.kind == subcommand::bench && a == "--keep-fractions") {
+      c.bench.keep_fractions.clear();
+      std::stringstream ss(k.value());
+      for (std::string item; std::getline(ss, item, ',');) {
+        char* end = nullptr;
+        const double f = std::strtod(item.c_str(), &end);
+        if (item.empty() || end != item.c_str() + item.size() || !(f >= 0 && f <= 1))
+          throw usage_error("--keep-fractions: '" + item + "' is not a fraction in [0, 1]");
+        c.bench.keep_fractions.push_back(f);
+      }
+      if (c.bench.keep_fractions.empty()) throw usage_error("--keep-fractions expects a list such as 0.05,0.5,0.95");
     } else if (c.kind == subcommand::bench && a == "--types") {
       c.bench.types = parse_list(a, k.value(), bench_types());
     } else if (c.kind == subcommand::bench && a == "--sizes") {
@@ -220,7 +232,10 @@ std::string help_text(const std::string& topic) {
            "options:\n"
            "  --primitives LIST  scan (default), segmented (int32 sums over fixed-length segments: head\n"
            "                     bits and bytes, forward and backward, against CUB InclusiveSumByKey)\n"
+           "                     select (int32 compaction, partition, split: ours, seed 002's kernels,\n"
+           "                     CUB DeviceSelect::If / DevicePartition::If, thrust::copy_if; 2^24, 2^28)\n"
            "  --segment-lengths L  segmented: segment lengths (default 4,64,1024,1048576)\n"
+           "  --keep-fractions F select: fractions selected (default 0.05,0.5,0.95)\n"
            "  --types LIST       int32,float,uint64,vec4i (16-byte struct, user operator); default all\n"
            "  --sizes SIZES      exponents of 2: 16..30:2 (default; up to 2^24 on the CPU), 20,24,28, 2^26;\n"
            "                     sizes that do not fit in device memory are skipped and reported\n"

@@ -17,8 +17,9 @@ struct usage_error : std::runtime_error {
 enum class progress_mode { automatic, on, off };
 
 struct bench_options {
-  std::vector<std::string> primitives;  // scan, segmented
+  std::vector<std::string> primitives;  // scan, segmented, select
   std::vector<std::int64_t> segment_lengths;  // segmented: mean segment lengths
+  std::vector<double> keep_fractions;   // select: fractions of elements selected
   std::vector<std::string> types;       // int32, float, uint64, vec4i
   std::vector<int> log2_sizes;          // 2^k elements
   bool sizes_given = false;             // the CPU caps the default sizes at 2^24

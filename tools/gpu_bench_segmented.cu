@@ -32,15 +32,6 @@ __global__ void make_segments_kernel(std::int64_t n, std::int64_t length, std::i
   }
 }
 
-template <class T>
-struct device_array {
-  T* p = nullptr;
-  explicit device_array(std::size_t n) { cuda_check(cudaMalloc(&p, n * sizeof(T) + 16), "cudaMalloc"); }
-  ~device_array() { cudaFree(p); }
-  device_array(const device_array&) = delete;
-  device_array& operator=(const device_array&) = delete;
-};
-
 void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_report& rep, progress& bar) {
   const std::int64_t n = std::int64_t{1} << log2n;
   const std::string type = "int32/seg" + std::to_string(length);

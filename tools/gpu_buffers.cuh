@@ -97,6 +97,16 @@ class rotating_buffers {
 
 // About 0.2 s of copying first, so that the first measurement does not pay
 // for the GPU's clocks ramping up from idle.
+// A plain device allocation (benchmarks that do not rotate buffers: sizes past L2 only).
+template <class T>
+struct device_array {
+  T* p = nullptr;
+  explicit device_array(std::size_t n) { cuda_check(cudaMalloc(&p, n * sizeof(T) + 16), "cudaMalloc"); }
+  ~device_array() { cudaFree(p); }
+  device_array(const device_array&) = delete;
+  device_array& operator=(const device_array&) = delete;
+};
+
 inline void warm_up_gpu() {
   const std::size_t bytes = std::size_t{256} << 20;
   void *a = nullptr, *b = nullptr;

@@ -32,7 +32,9 @@ int bench(const command& c, const std::string& line) {
     rep.device = gpu.name;
     std::printf("streamscan %s bench: cuda back end on %s\n", STREAMSCAN_VERSION_STRING, gpu.name.c_str());
     for (const auto& p : c.bench.primitives) {
-      const int r = p == "segmented" ? gpu_bench_segmented(c.bench, rep) : gpu_bench(c.bench, rep);
+      const int r = p == "segmented" ? gpu_bench_segmented(c.bench, rep)
+                    : p == "select"  ? gpu_bench_select(c.bench, rep)
+                                     : gpu_bench(c.bench, rep);
       rc = rc != 0 ? rc : r;
     }
   } else {

@@ -5,9 +5,13 @@
 // input order, and writes at most `capacity` of them: nothing past the
 // capacity is written, and *num_selected receives how many were kept (the
 // needed capacity, possibly more than was written). Split (seed 003 2.3.3)
-// writes the false elements first, then the true ones, both in input order;
-// partition writes the selected first, then the rejected, both in input order
-// (CUB writes its rejected in reverse; streamscan keeps both stable).
+// writes the false elements first, then the true ones, both in input order.
+// partition writes the selected first in input order, then the rejected in
+// REVERSE input order (CUB's convention: one pass on the GPU, since a
+// rejected element's slot counts down from the end); stable_partition keeps
+// both halves in input order (two passes on the GPU: count, then place).
+// Compaction strategies hybrid and warp_atomic (GPU) leave the selected
+// elements in no particular order.
 // split_and_segment splits every segment of a segmented input on its own and
 // flags the heads of the (non-empty) false and true halves it makes.
 #pragma once

@@ -16,6 +16,7 @@
 #include <string>
 #include <type_traits>
 
+#include "../detail/select_sources.hpp"
 #include "../detail/validate.hpp"
 #include "../segmented.hpp"
 #include "../select.hpp"
@@ -26,12 +27,15 @@
 namespace streamscan::cpu {
 namespace detail {
 
-// Stable two-way scatter over [0, n): `keep(i)` classifies, `write(i, dest)`
-// places element i. Kept elements go to [0, kept) in order; with
-// `place_rejected`, rejected ones follow them from `kept` in order. Returns
-// the number kept. `counts` holds one int64 per chunk.
+// Two-way scatter over [0, n): `keep(i)` classifies, `write(i, dest)` places
+// element i. Kept elements go to [0, kept) in order; rejected ones go
+// nowhere (placement::compact), after the kept in order (rejects_after), or
+// from n-1 down in input order (reversed_rejects). Returns the number kept.
+// `counts` holds one int64 per chunk.
 template <class Keep, class Write>
-std::int64_t stable_scatter(std::int64_t n, Keep keep, Write write, bool place_rejected, std::int64_t* counts) {
+std::int64_t stable_scatter(std::int64_t n, Keep keep, Write write, streamscan::detail::placement rejects,
+                            std::int64_t* counts) {
+  using streamscan::detail::placement;
   const std::int64_t chunk = default_scan_policy.chunk_items, chunks = num_chunks(n);
   cpu::detail::parallel_for(chunks, [&](std::int64_t c) {
     std::int64_t k = 0;
@@ -49,7 +53,8 @@ std::int64_t stable_scatter(std::int64_t n, Keep keep, Write write, bool place_r
     std::int64_t r = c * chunk - counts[c];  // rejected before this chunk
     for (std::int64_t i = c * chunk, e = std::min(n, (c + 1) * chunk); i < e; ++i) {
       if (keep(i)) write(i, k++);
-      else if (place_rejected) write(i, kept + r++);
+      else if (rejects == placement::rejects_after) write(i, kept + r++);
+      else if (rejects == placement::reversed_rejects) write(i, n - 1 - r++);
       else ++r;
     }
   });
@@ -120,7 +125,7 @@ status compact(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, Out
       n, keep, [&](std::int64_t i, std::int64_t d) {
         if (d < capacity) out[d] = in[i];
       },
-      false, chunk_counts(temp));
+      streamscan::detail::placement::compact, chunk_counts(temp));
   return status::ok();
 }
 
@@ -166,49 +171,81 @@ template <class FlagIt, class OutIt>
       [&](std::int64_t i, std::int64_t d) {
         if (d < capacity) out[d] = static_cast<Index>(i);
       },
-      false, detail::chunk_counts(temp));
+      streamscan::detail::placement::compact, detail::chunk_counts(temp));
   return status::ok();
 }
 
-// ---- partition and split (stable; out holds all n) ----
+// ---- partition and split (out holds all n) ----
 
-// Selected (pred true) first, then rejected, both in input order; *num_selected = selected count.
+namespace detail {
 template <class InIt, class OutIt, class Pred>
-[[nodiscard]] status partition(void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,
-                               std::int64_t* num_selected, Pred pred, select_options = {}) {
-  const char* fn = "streamscan::cpu::partition";
+status partition(const char* fn, streamscan::detail::placement rejects, void* temp, std::size_t& temp_bytes, InIt in,
+                 OutIt out, std::int64_t n, std::int64_t* num_selected, Pred pred) {
   bool proceed = false;
-  if (status s = detail::begin_select(fn, temp, temp_bytes, in, out, n, nullptr, num_selected, proceed);
-      !s || !proceed)
+  if (status s = begin_select(fn, temp, temp_bytes, in, out, n, nullptr, num_selected, proceed); !s || !proceed)
     return s;
-  if (status s = detail::refuse_in_place(fn, in, out, n); !s) return s;
-  *num_selected = detail::stable_scatter(
+  if (status s = refuse_in_place(fn, in, out, n); !s) return s;
+  *num_selected = stable_scatter(
       n, [&](std::int64_t i) { return static_cast<bool>(pred(in[i])); },
-      [&](std::int64_t i, std::int64_t d) { out[d] = in[i]; }, true, detail::chunk_counts(temp));
+      [&](std::int64_t i, std::int64_t d) { out[d] = in[i]; }, rejects, chunk_counts(temp));
   return status::ok();
 }
 
-// Key-value partition: the keys decide, the values follow.
 template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
-[[nodiscard]] status partition_pairs(void* temp, std::size_t& temp_bytes, KeyIt keys, ValueIt values,
-                                     KeyOut keys_out, ValueOut values_out, std::int64_t n,
-                                     std::int64_t* num_selected, Pred pred, select_options = {}) {
-  const char* fn = "streamscan::cpu::partition_pairs";
+status partition_pairs(const char* fn, streamscan::detail::placement rejects, void* temp, std::size_t& temp_bytes,
+                       KeyIt keys, ValueIt values, KeyOut keys_out, ValueOut values_out, std::int64_t n,
+                       std::int64_t* num_selected, Pred pred) {
   bool proceed = false;
-  if (status s = detail::begin_select(fn, temp, temp_bytes, keys, keys_out, n, nullptr, num_selected, proceed);
-      !s || !proceed)
+  if (status s = begin_select(fn, temp, temp_bytes, keys, keys_out, n, nullptr, num_selected, proceed); !s || !proceed)
     return s;
   if (status s = streamscan::detail::validate_range_args(fn, values, values_out, n, false); !s) return s;
-  if (status s = detail::refuse_in_place(fn, keys, keys_out, n); !s) return s;
-  if (status s = detail::refuse_in_place(fn, values, values_out, n); !s) return s;
-  *num_selected = detail::stable_scatter(
+  if (status s = refuse_in_place(fn, keys, keys_out, n); !s) return s;
+  if (status s = refuse_in_place(fn, values, values_out, n); !s) return s;
+  *num_selected = stable_scatter(
       n, [&](std::int64_t i) { return static_cast<bool>(pred(keys[i])); },
       [&](std::int64_t i, std::int64_t d) {
         keys_out[d] = keys[i];
         values_out[d] = values[i];
       },
-      true, detail::chunk_counts(temp));
+      rejects, chunk_counts(temp));
   return status::ok();
+}
+}  // namespace detail
+
+// Selected (pred true) first in input order, then rejected in REVERSE input
+// order (CUB's convention, one pass on the GPU); *num_selected = selected count.
+template <class InIt, class OutIt, class Pred>
+[[nodiscard]] status partition(void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,
+                               std::int64_t* num_selected, Pred pred, select_options = {}) {
+  return detail::partition("streamscan::cpu::partition", streamscan::detail::placement::reversed_rejects, temp,
+                           temp_bytes, in, out, n, num_selected, pred);
+}
+
+// Selected first, then rejected, both in input order.
+template <class InIt, class OutIt, class Pred>
+[[nodiscard]] status stable_partition(void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,
+                                      std::int64_t* num_selected, Pred pred, select_options = {}) {
+  return detail::partition("streamscan::cpu::stable_partition", streamscan::detail::placement::rejects_after, temp,
+                           temp_bytes, in, out, n, num_selected, pred);
+}
+
+// Key-value partition (order as partition): the keys decide, the values follow.
+template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
+[[nodiscard]] status partition_pairs(void* temp, std::size_t& temp_bytes, KeyIt keys, ValueIt values,
+                                     KeyOut keys_out, ValueOut values_out, std::int64_t n,
+                                     std::int64_t* num_selected, Pred pred, select_options = {}) {
+  return detail::partition_pairs("streamscan::cpu::partition_pairs", streamscan::detail::placement::reversed_rejects,
+                                 temp, temp_bytes, keys, values, keys_out, values_out, n, num_selected, pred);
+}
+
+// Key-value stable partition (order as stable_partition).
+template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
+[[nodiscard]] status stable_partition_pairs(void* temp, std::size_t& temp_bytes, KeyIt keys, ValueIt values,
+                                            KeyOut keys_out, ValueOut values_out, std::int64_t n,
+                                            std::int64_t* num_selected, Pred pred, select_options = {}) {
+  return detail::partition_pairs("streamscan::cpu::stable_partition_pairs",
+                                 streamscan::detail::placement::rejects_after, temp, temp_bytes, keys, values,
+                                 keys_out, values_out, n, num_selected, pred);
 }
 
 // split (seed 003 2.3.3): flags[i] false first, then true, both in input
@@ -223,7 +260,8 @@ template <class InIt, class FlagIt, class OutIt>
   if (status s = detail::refuse_in_place(fn, in, out, n); !s) return s;
   *num_false = detail::stable_scatter(
       n, [&](std::int64_t i) { return !static_cast<bool>(flags[i]); },
-      [&](std::int64_t i, std::int64_t d) { out[d] = in[i]; }, true, detail::chunk_counts(temp));
+      [&](std::int64_t i, std::int64_t d) { out[d] = in[i]; }, streamscan::detail::placement::rejects_after,
+      detail::chunk_counts(temp));
   return status::ok();
 }
 

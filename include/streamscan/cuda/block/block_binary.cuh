@@ -37,9 +37,21 @@ class block_binary {
     const warp_binary w(detail::lane_mask(Threads - warp * 32 < 32 ? Threads - warp * 32 : 32));
     const int within = w.prefix_count(pred, kind);
     const int warp_total = w.count(pred);
-    if (t % 32 == 0) s_.warp_counts[warp] = warp_total;
-    __syncthreads();
     const bool forward = kind == binary_scan::inclusive_forward || kind == binary_scan::exclusive_forward;
+    int all = 0;
+    const int before = warps_before(warp_total, forward, all);
+    if (total != nullptr) *total = all;
+    __syncthreads();
+    return before + within;
+  }
+
+  // Given each warp's count (the same in every lane of a warp), the sum of
+  // the warps before this one (forward: lower warps; else higher) and the
+  // block's total. One barrier; the caller must sync before reusing storage.
+  __device__ int warps_before(int warp_count, bool forward, int& total) {
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    if (threadIdx.x % 32 == 0) s_.warp_counts[warp] = warp_count;
+    __syncthreads();
     int before = 0, all = 0;
 #pragma unroll
     for (int k = 0; k < warps; ++k) {  // at most 32 adds of shared words, broadcast reads
@@ -47,9 +59,8 @@ class block_binary {
       all += c;
       if (forward ? k < warp : k > warp) before += c;
     }
-    if (total != nullptr) *total = all;
-    __syncthreads();
-    return before + within;
+    total = all;
+    return before;
   }
 
  private:

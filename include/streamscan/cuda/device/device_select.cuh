@@ -3,17 +3,23 @@
 // streamscan/select.hpp; the same names as the CPU back end, plus a stream.
 //
 // Two-phase forms only (temp == nullptr -> temp_bytes). num_selected points to
-// device memory (one int64): the kept count (for split: the false count),
-// which may exceed `capacity` — then only `capacity` elements were written.
-// Single pass for compaction (an exclusive count scan with the decoupled
-// look-back whose output scatters); partition and split count first, then
-// scatter. None runs in place (out == in is refused with a named error; the
-// CPU back end compacts in place). Seed 002's multi_level, hybrid and warp_atomic strategies are not in
-// this build yet (invalid_argument), nor is split_and_segment (CPU only).
+// device memory (one int64): the selected count (for split: the false count),
+// which may exceed `capacity` -- then only `capacity` elements were written.
 //
-// Status (2026-11-21): this first version compiles and shares its test bodies
-// with the CPU back end (tests/test_select_cuda.cu), but those tests have not
-// yet run on a GPU; issue 6 tracks it.
+//   compaction (select_if, select_flagged, select_indices): options.strategy
+//     automatic/stable: one pass, decoupled look-back, in input order; may run
+//       in place (out == in).
+//     multi_level: seed 002 sec. 3.1, three kernels, in input order.
+//     hybrid, warp_atomic: one kernel, one atomicAdd per 1024-element group /
+//       per warp; the selected elements in NO particular order (which ones
+//       are written when capacity is short is unspecified too).
+//   partition, partition_pairs: one pass; selected first in order, rejected
+//     after them in REVERSE input order (CUB's convention).
+//   stable_partition, stable_partition_pairs, split: two passes (count, then
+//     place); both halves in input order.
+//   split_and_segment: two segmented scans of (true, false) counts, forward
+//     and backward, then one scatter; temp holds 16n bytes (32n past 2^32).
+// Partition and split never run in place (a named invalid_argument).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -23,36 +29,45 @@
 #include <iterator>
 #include <type_traits>
 
-#include "../../detail/select_iterators.hpp"
+#include "../../detail/select_sources.hpp"
 #include "../../select.hpp"
 #include "../../status.hpp"
+#include "../../segmented.hpp"
 #include "../dispatch/dispatch_select.cuh"
+#include "device_segmented_scan.cuh"
 
 namespace streamscan::cuda {
+
+namespace detail {
+template <class FlagIt>
+status check_flags(const char* fn, const void* temp, const FlagIt& flags, std::int64_t n) {
+  if constexpr (std::is_pointer_v<FlagIt>)
+    if (n > 0 && temp != nullptr && flags == nullptr)
+      return streamscan::detail::invalid_argument(fn, "argument 'flags' is a null pointer");
+  return status::ok();
+}
+}  // namespace detail
 
 // Keeps in[i] where pred(in[i]).
 template <class InIt, class OutIt, class Pred>
 [[nodiscard]] status select_if(void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,
                                std::int64_t capacity, std::int64_t* num_selected, Pred pred,
                                cudaStream_t stream = nullptr, select_options opt = {}) {
-  const streamscan::detail::keep_by_predicate<InIt, Pred> keep{in, pred, false};
-  return detail::dispatch_select("streamscan::cuda::select_if", temp, temp_bytes, in, out, n, capacity,
-                                 num_selected, keep, streamscan::detail::move_value<InIt, OutIt>{in, out}, false,
-                                 stream, opt);
+  const streamscan::detail::predicate_source<InIt, OutIt, Pred> src{in, out, pred, false};
+  return detail::dispatch_select("streamscan::cuda::select_if", temp, temp_bytes, src, in, out, n, capacity,
+                                 num_selected, detail::select_call::compaction, stream, opt);
 }
 
-// Keeps in[i] where flags[i] is true.
+// Keeps in[i] where flags[i] is true. Rejected values are not read.
 template <class InIt, class FlagIt, class OutIt>
 [[nodiscard]] status select_flagged(void* temp, std::size_t& temp_bytes, InIt in, FlagIt flags, OutIt out,
                                     std::int64_t n, std::int64_t capacity, std::int64_t* num_selected,
                                     cudaStream_t stream = nullptr, select_options opt = {}) {
   const char* fn = "streamscan::cuda::select_flagged";
-  if constexpr (std::is_pointer_v<FlagIt>)
-    if (n > 0 && temp != nullptr && flags == nullptr)
-      return streamscan::detail::invalid_argument(fn, "argument 'flags' is a null pointer");
-  const streamscan::detail::keep_by_flag<FlagIt> keep{flags, false};
-  return detail::dispatch_select(fn, temp, temp_bytes, in, out, n, capacity, num_selected, keep,
-                                 streamscan::detail::move_value<InIt, OutIt>{in, out}, false, stream, opt);
+  if (status s = detail::check_flags(fn, temp, flags, n); !s) return s;
+  const streamscan::detail::flagged_source<InIt, FlagIt, OutIt, false> src{in, flags, out, false};
+  return detail::dispatch_select(fn, temp, temp_bytes, src, in, out, n, capacity, num_selected,
+                                 detail::select_call::compaction, stream, opt);
 }
 
 // Writes the indices i where flags[i] is true (seed 002's output).
@@ -62,43 +77,141 @@ template <class FlagIt, class OutIt>
                                     cudaStream_t stream = nullptr, select_options opt = {}) {
   static_assert(std::is_integral_v<typename std::iterator_traits<OutIt>::value_type>,
                 "streamscan::cuda::select_indices: the output holds integer indices");
-  const streamscan::detail::keep_by_flag<FlagIt> keep{flags, false};
-  return detail::dispatch_select("streamscan::cuda::select_indices", temp, temp_bytes, flags, out, n, capacity,
-                                 num_selected, keep, streamscan::detail::move_index<OutIt>{out}, false, stream, opt);
+  const streamscan::detail::index_source<FlagIt, OutIt> src{flags, out};
+  return detail::dispatch_select("streamscan::cuda::select_indices", temp, temp_bytes, src, flags, out, n, capacity,
+                                 num_selected, detail::select_call::compaction, stream, opt);
 }
 
-// Selected first, then rejected, both in input order.
+// Selected first (input order), then rejected (reverse input order). One pass.
 template <class InIt, class OutIt, class Pred>
 [[nodiscard]] status partition(void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,
                                std::int64_t* num_selected, Pred pred, cudaStream_t stream = nullptr,
                                select_options opt = {}) {
-  const streamscan::detail::keep_by_predicate<InIt, Pred> keep{in, pred, false};
-  return detail::dispatch_select("streamscan::cuda::partition", temp, temp_bytes, in, out, n, n, num_selected, keep,
-                                 streamscan::detail::move_value<InIt, OutIt>{in, out}, true, stream, opt);
+  const streamscan::detail::predicate_source<InIt, OutIt, Pred> src{in, out, pred, false};
+  return detail::dispatch_select("streamscan::cuda::partition", temp, temp_bytes, src, in, out, n, n, num_selected,
+                                 detail::select_call::partition, stream, opt);
 }
 
-// Key-value partition: the keys decide, the values follow.
+// Selected first, then rejected, both in input order. Two passes.
+template <class InIt, class OutIt, class Pred>
+[[nodiscard]] status stable_partition(void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,
+                                      std::int64_t* num_selected, Pred pred, cudaStream_t stream = nullptr,
+                                      select_options opt = {}) {
+  const streamscan::detail::predicate_source<InIt, OutIt, Pred> src{in, out, pred, false};
+  return detail::dispatch_select("streamscan::cuda::stable_partition", temp, temp_bytes, src, in, out, n, n,
+                                 num_selected, detail::select_call::stable, stream, opt);
+}
+
+namespace detail {
+template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
+status partition_pairs(const char* fn, select_call call, void* temp, std::size_t& temp_bytes, KeyIt keys,
+                       ValueIt values, KeyOut keys_out, ValueOut values_out, std::int64_t n,
+                       std::int64_t* num_selected, Pred pred, cudaStream_t stream, select_options opt) {
+  if (status s = streamscan::detail::validate_range_args(fn, values, values_out, n, temp == nullptr); !s) return s;
+  if (n > 0 && same_range(values, values_out))
+    return streamscan::detail::invalid_argument(fn, "arguments 'values' and 'values_out' are the same: this call cannot run in place");
+  const streamscan::detail::pair_source<KeyIt, ValueIt, KeyOut, ValueOut, Pred> src{keys, values, keys_out,
+                                                                                     values_out, pred};
+  return dispatch_select(fn, temp, temp_bytes, src, keys, keys_out, n, n, num_selected, call, stream, opt);
+}
+}  // namespace detail
+
+// Key-value partition (CUB's order, as partition): the keys decide, the values follow.
 template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
 [[nodiscard]] status partition_pairs(void* temp, std::size_t& temp_bytes, KeyIt keys, ValueIt values,
                                      KeyOut keys_out, ValueOut values_out, std::int64_t n,
                                      std::int64_t* num_selected, Pred pred, cudaStream_t stream = nullptr,
                                      select_options opt = {}) {
-  const char* fn = "streamscan::cuda::partition_pairs";
-  if (status s = streamscan::detail::validate_range_args(fn, values, values_out, n, temp == nullptr); !s) return s;
-  const streamscan::detail::keep_by_predicate<KeyIt, Pred> keep{keys, pred, false};
-  const streamscan::detail::move_pair<KeyIt, ValueIt, KeyOut, ValueOut> move{keys, values, keys_out, values_out};
-  return detail::dispatch_select(fn, temp, temp_bytes, keys, keys_out, n, n, num_selected, keep, move, true, stream,
-                                 opt);
+  return detail::partition_pairs("streamscan::cuda::partition_pairs", detail::select_call::partition, temp,
+                                 temp_bytes, keys, values, keys_out, values_out, n, num_selected, pred, stream, opt);
+}
+
+// Key-value stable partition (as stable_partition).
+template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
+[[nodiscard]] status stable_partition_pairs(void* temp, std::size_t& temp_bytes, KeyIt keys, ValueIt values,
+                                            KeyOut keys_out, ValueOut values_out, std::int64_t n,
+                                            std::int64_t* num_selected, Pred pred, cudaStream_t stream = nullptr,
+                                            select_options opt = {}) {
+  return detail::partition_pairs("streamscan::cuda::stable_partition_pairs", detail::select_call::stable, temp,
+                                 temp_bytes, keys, values, keys_out, values_out, n, num_selected, pred, stream, opt);
 }
 
 // split (seed 003 2.3.3): flags[i] false first, then true, both in input
-// order; *num_false (device) receives where the trues begin.
+// order; *num_false (device) receives where the trues begin. The counting
+// pass reads only the flags.
 template <class InIt, class FlagIt, class OutIt>
 [[nodiscard]] status split(void* temp, std::size_t& temp_bytes, InIt in, FlagIt flags, OutIt out, std::int64_t n,
                            std::int64_t* num_false, cudaStream_t stream = nullptr, select_options opt = {}) {
-  const streamscan::detail::keep_by_flag<FlagIt> keep{flags, true};  // "kept" = false flags, placed first
-  return detail::dispatch_select("streamscan::cuda::split", temp, temp_bytes, in, out, n, n, num_false, keep,
-                                 streamscan::detail::move_value<InIt, OutIt>{in, out}, true, stream, opt);
+  const char* fn = "streamscan::cuda::split";
+  if (status s = detail::check_flags(fn, temp, flags, n); !s) return s;
+  const streamscan::detail::flagged_source<InIt, FlagIt, OutIt, true> src{in, flags, out, true};  // "selected" = false flags
+  return detail::dispatch_select(fn, temp, temp_bytes, src, in, out, n, n, num_false, detail::select_call::stable,
+                                 stream, opt);
+}
+
+namespace detail {
+template <class C, class InIt, class FlagIt, class OutIt, class HeadOut>
+status split_and_segment(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, FlagIt flags,
+                         head_flags heads, OutIt out, HeadOut heads_out, std::int64_t n, cudaStream_t stream) {
+  using counts = streamscan::detail::true_false_counts<C>;
+  const streamscan::detail::true_false_input<FlagIt, C> tf(flags);
+  const counts zero{C(0), C(0)};
+  const std::size_t array_bytes = streamscan::detail::temp_bytes_for<counts>(n);
+  counts* before = nullptr;
+  counts* after = nullptr;
+  // Both scans take their temp after the two count arrays; one size fits both.
+  auto scans = [&](void* t, std::size_t& b) {
+    const segmented_options fwd{scan_direction::forward, {}}, bwd{scan_direction::backward, {}};
+    status s = segmented_exclusive_scan(t, b, tf, before, n, heads, zero, streamscan::detail::add_counts{}, stream, fwd);
+    std::size_t b2 = b;
+    if (s) s = segmented_exclusive_scan(t, b2, tf, after, n, heads, zero, streamscan::detail::add_counts{}, stream, bwd);
+    if (s && t == nullptr) b = b > b2 ? b : b2;
+    return s;
+  };
+  std::size_t scan_bytes = 0;
+  if (status s = scans(nullptr, scan_bytes); !s) return s;
+  const std::size_t required = 2 * array_bytes + scan_bytes + 255;
+  if (temp == nullptr) {
+    temp_bytes = required;
+    return status::ok();
+  }
+  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
+  if (n == 0) return status::ok();
+  unsigned char* p = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(temp) + 255) / 256 * 256);
+  before = reinterpret_cast<counts*>(p);
+  after = reinterpret_cast<counts*>(p + array_bytes);
+  if (status s = scans(p + 2 * array_bytes, scan_bytes); !s) return s;
+  const std::int64_t blocks = (n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536;
+  return launch(fn, "split_and_segment_kernel", split_and_segment_kernel<InIt, FlagIt, OutIt, HeadOut, C>, blocks, 256,
+                stream, in, flags, out, heads_out, n, static_cast<const counts*>(before), static_cast<const counts*>(after));
+}
+}  // namespace detail
+
+// split-and-segment (seed 003 2.3.3): splits every segment (heads[i] nonzero
+// starts one; element 0 always does) on its own, falses first, both in input
+// order, and writes the heads of the resulting non-empty halves to heads_out
+// (1 or 0 at every position).
+template <class InIt, class FlagIt, class OutIt, class HeadOut>
+[[nodiscard]] status split_and_segment(void* temp, std::size_t& temp_bytes, InIt in, FlagIt flags, head_flags heads,
+                                       OutIt out, HeadOut heads_out, std::int64_t n, cudaStream_t stream = nullptr,
+                                       select_options opt = {}) {
+  const char* fn = "streamscan::cuda::split_and_segment";
+  using streamscan::detail::invalid_argument;
+  if (opt.strategy != select_strategy::automatic && opt.strategy != select_strategy::stable)
+    return invalid_argument(fn, std::string("argument 'options.strategy': ") + to_string(opt.strategy) +
+                                    " is a compaction strategy; split_and_segment runs the stable one");
+  if (status s = streamscan::detail::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
+  if (temp != nullptr && n > 0) {
+    if (status s = detail::check_flags(fn, temp, flags, n); !s) return s;
+    if (heads.flags == nullptr) return invalid_argument(fn, "argument 'heads' (head_flags) is a null pointer");
+    if constexpr (std::is_pointer_v<HeadOut>)
+      if (heads_out == nullptr) return invalid_argument(fn, "argument 'heads_out' is a null pointer");
+    if (detail::same_range(in, out))
+      return invalid_argument(fn, "arguments 'in' and 'out' are the same: this call cannot run in place");
+  }
+  if (n < (std::int64_t{1} << 32) - 1)
+    return detail::split_and_segment<std::uint32_t>(fn, temp, temp_bytes, in, flags, heads, out, heads_out, n, stream);
+  return detail::split_and_segment<std::uint64_t>(fn, temp, temp_bytes, in, flags, heads, out, heads_out, n, stream);
 }
 
 }  // namespace streamscan::cuda

@@ -1,9 +1,14 @@
-// streamscan/cuda/dispatch/dispatch_select.cuh - compaction, partition and
-// split as a single-pass exclusive count scan whose output scatters
-// (detail/select_iterators.hpp). The count is 32-bit below 2^32 elements (so
-// the look-back packs it with its flag in one 64-bit status word), 64-bit
-// above. Partition and split first count the kept elements (the same scan,
-// writing only the total), then scatter.
+// streamscan/cuda/dispatch/dispatch_select.cuh - validates, sizes temp
+// storage, picks the kernel and launches compaction, partition and split.
+//
+// One dispatcher for every call; a Source (detail/select_sources.hpp) says
+// what an element is. Three shapes of call:
+//   compaction        selected elements to out[0, capacity); any strategy
+//   partition         one pass: selected from 0, rejected from n-1 down (CUB's convention)
+//   stable            two passes: count the selected, then place selected
+//                     and rejected both in input order (stable_partition, split)
+// Counts are 32-bit below 2^32 elements (the look-back packs count and flag
+// in one 64-bit status word), 64-bit above.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -13,100 +18,170 @@
 #include <string>
 #include <type_traits>
 
-#include "../../detail/select_iterators.hpp"
+#include "../../detail/select_sources.hpp"
 #include "../../detail/validate.hpp"
 #include "../../select.hpp"
 #include "../../status.hpp"
+#include "../kernels/select_kernels.cuh"
 #include "../util/runtime.cuh"
 #include "dispatch_scan.cuh"
+#include "select_policy.cuh"
 
 namespace streamscan::cuda::detail {
 
-// Runs the count scan over n positions with `keep` and the scattering output;
-// temp == nullptr answers the size. The scan is the decoupled look-back. The
-// scatter re-reads each moved element after the look-back, when a later tile
-// may already have written into this tile's range: so no call runs in place.
-template <class C, class Keep, class Move>
-status count_and_scatter(const char* fn, void* temp, std::size_t& temp_bytes, Keep keep, Move move, std::int64_t n,
-                         std::int64_t capacity, const std::int64_t* rejected_from, std::int64_t* total_out,
-                         cudaStream_t stream) {
-  const streamscan::detail::keep_count_input<Keep, C> counts(keep);
-  const streamscan::detail::scatter_output<Keep, Move, C> scatter(keep, move, n, capacity, rejected_from, total_out);
-  return dispatch_scan<C>(fn, temp, temp_bytes, counts, scatter, n, streamscan::plus{}, maybe<C>{C(0), true},
-                          scan_mode::exclusive, stream, scan_options{scan_strategy::decoupled_lookback});
-}
-
-template <class Keep, class Move>
-status count_and_scatter_sized(const char* fn, void* temp, std::size_t& temp_bytes, Keep keep, Move move,
-                               std::int64_t n, std::int64_t capacity, const std::int64_t* rejected_from,
-                               std::int64_t* total_out, cudaStream_t stream) {
-  if (n < (std::int64_t{1} << 32) - 1)
-    return count_and_scatter<std::uint32_t>(fn, temp, temp_bytes, keep, move, n, capacity, rejected_from, total_out,
-                                            stream);
-  return count_and_scatter<std::uint64_t>(fn, temp, temp_bytes, keep, move, n, capacity, rejected_from, total_out,
-                                          stream);
-}
+enum class select_call { compaction, partition, stable };
 
 template <class InIt, class OutIt>
-status refuse_in_place(const char* fn, const InIt& in, const OutIt& out, std::int64_t n) {
-  if constexpr (std::is_pointer_v<InIt> && std::is_pointer_v<OutIt>) {
-    if (n > 0 && static_cast<const void*>(in) == static_cast<const void*>(out))
-      return streamscan::detail::invalid_argument(fn, "arguments 'in' and 'out' are the same: this call cannot run in place");
+bool same_range(const InIt& in, const OutIt& out) {
+  if constexpr (std::is_pointer_v<InIt> && std::is_pointer_v<OutIt>)
+    return static_cast<const void*>(in) == static_cast<const void*>(out);
+  else
+    return false;
+}
+
+inline status reset(const char* fn, void* p, std::size_t bytes, cudaStream_t stream, const char* what) {
+  if (const cudaError_t e = cudaMemsetAsync(p, 0, bytes, stream); e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, what, e);
   }
   return status::ok();
 }
 
-inline status check_select_strategy(const char* fn, select_options opt) {
-  if (opt.strategy == select_strategy::automatic || opt.strategy == select_strategy::stable) return status::ok();
-  return streamscan::detail::invalid_argument(
-      fn, std::string("argument 'options.strategy': ") + to_string(opt.strategy) +
-              " is not available on the GPU back end yet (stable is)");
-}
-
-// One dispatcher for every call. Compaction (place_rejected false): kept
-// elements to out[0, min(kept, capacity)), one pass. Partition / split
-// (place_rejected true, capacity n): a counting pass writes the kept total to
-// *num_selected, then the scatter places kept elements from 0 and rejected
-// ones after them. *num_selected (device memory) ends as the kept count.
-template <class InIt, class OutIt, class Keep, class Move>
-status dispatch_select(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,
-                       std::int64_t capacity, std::int64_t* num_selected, Keep keep, Move move, bool place_rejected,
-                       cudaStream_t stream, select_options opt) {
-  if (status s = check_select_strategy(fn, opt); !s) return s;
-  if (status s = streamscan::detail::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
-  if (capacity < 0)
-    return streamscan::detail::invalid_argument(fn, "argument 'capacity' is negative (" + std::to_string(capacity) + ")");
-  if (temp != nullptr && num_selected == nullptr)
-    return streamscan::detail::invalid_argument(fn, "argument 'num_selected' is a null pointer");
-  if (status s = refuse_in_place(fn, in, out, n); !s) return s;
-  // Both passes are the same scan: one temp size serves them.
-  std::size_t inner = 0;
-  if (status s = count_and_scatter_sized(fn, nullptr, inner, keep, move, n, capacity, nullptr, num_selected, stream);
+// Launches one select_kernel pass over fresh tile status words.
+template <placement P, class C, class Source>
+status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std::int64_t capacity,
+                          const std::int64_t* rejects_from, std::int64_t* num_selected, unsigned char* temp,
+                          bool in_place, cudaStream_t stream) {
+  using policy = select_policy<sizeof(typename Source::item)>;
+  const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
+  constexpr std::size_t counter_bytes = 256;
+  if (status s = reset(fn, temp, counter_bytes + tile_status<C>::bytes(tiles), stream,
+                       "resetting the tile status words (cudaMemsetAsync)");
       !s)
     return s;
-  if (temp == nullptr) {
-    temp_bytes = inner;
-    return status::ok();
+  return launch(fn, "select_kernel", select_kernel<policy, P, Source, C>, tiles, policy::threads, stream, src, n,
+                capacity, rejects_from, num_selected, tile_status<C>(temp + counter_bytes, tiles),
+                reinterpret_cast<unsigned long long*>(temp), in_place);
+}
+
+template <class C, class Source, class InIt, class OutIt>
+status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes, const Source& src, const InIt& in,
+                             const OutIt& out, std::int64_t n, std::int64_t capacity, std::int64_t* num_selected,
+                             select_call call, select_strategy strategy, cudaStream_t stream) {
+  using policy = select_policy<sizeof(typename Source::item)>;
+  const std::int64_t groups = (n + seed002_policy::group_items - 1) / seed002_policy::group_items;
+  using streamscan::detail::temp_bytes_for;
+  // multi_level: ballots, group counts, then the temp of the counts' scan.
+  const std::size_t pred_bytes = temp_bytes_for<unsigned>(groups * 32), counter_bytes = temp_bytes_for<C>(groups);
+  std::size_t scan_bytes = 0;
+  std::size_t required = 256;
+  if (strategy == select_strategy::stable) {
+    required += tile_status<C>::bytes((n + policy::tile_items - 1) / policy::tile_items);
+  } else if (strategy == select_strategy::multi_level) {
+    if (status s = dispatch_scan<C>(fn, nullptr, scan_bytes, static_cast<const C*>(nullptr), static_cast<C*>(nullptr),
+                                    groups, streamscan::plus{}, maybe<C>{C(0), false}, scan_mode::inclusive, stream,
+                                    scan_options{scan_strategy::decoupled_lookback});
+        !s)
+      return s;
+    required = pred_bytes + counter_bytes + scan_bytes;
   }
-  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, inner); !s) return s;
   device_facts facts;
-  if (status s = current_device_facts(fn, facts); !s) return s;
-  if (status s = check_device_accessible(fn, "num_selected", num_selected, facts); !s) return s;
-  if (n == 0) {
-    if (const cudaError_t e = cudaMemsetAsync(num_selected, 0, sizeof(std::int64_t), stream); e != cudaSuccess) {
-      cudaGetLastError();
-      return cuda_status(fn, "writing num_selected (cudaMemsetAsync)", e);
-    }
-    return status::ok();
-  }
-  if (status s = check_device_accessible(fn, "in", in, facts); !s) return s;
-  if (status s = check_device_accessible(fn, "out", out, facts); !s) return s;
-  if (!place_rejected)
-    return count_and_scatter_sized(fn, temp, temp_bytes, keep, move, n, capacity, nullptr, num_selected, stream);
-  // Pass 1 counts (moves nothing: capacity 0, no rejected placement); pass 2 scatters.
-  if (status s = count_and_scatter_sized(fn, temp, temp_bytes, keep, move, n, 0, nullptr, num_selected, stream); !s)
+  if (temp != nullptr)
+    if (status s = current_device_facts(fn, facts); !s) return s;
+  bool proceed = false;
+  void* aligned = nullptr;
+  if (status s = check_temp_and_pointers(fn, temp, temp_bytes, required, in, out, n, facts, aligned, proceed); !s)
     return s;
-  return count_and_scatter_sized(fn, temp, temp_bytes, keep, move, n, n, num_selected, nullptr, stream);
+  if (temp == nullptr) return status::ok();
+  if (status s = check_device_accessible(fn, "num_selected", num_selected, facts); !s) return s;
+  if (!proceed)  // n == 0
+    return reset(fn, num_selected, sizeof(std::int64_t), stream, "writing num_selected (cudaMemsetAsync)");
+  unsigned char* bytes = static_cast<unsigned char*>(aligned);
+
+  if (call == select_call::partition)
+    return launch_select_pass<placement::reversed_rejects, C>(fn, src, n, n, nullptr, num_selected, bytes, false,
+                                                              stream);
+  if (call == select_call::stable) {
+    status s = launch_select_pass<placement::count, C>(fn, src, n, 0, nullptr, num_selected, bytes, false, stream);
+    if (s) s = launch_select_pass<placement::rejects_after, C>(fn, src, n, n, num_selected, nullptr, bytes, false, stream);
+    return s;
+  }
+  switch (strategy) {
+    case select_strategy::stable:
+      return launch_select_pass<placement::compact, C>(fn, src, n, capacity, nullptr, num_selected, bytes,
+                                                       same_range(in, out), stream);
+    case select_strategy::multi_level: {
+      auto* pred = reinterpret_cast<unsigned*>(bytes);
+      auto* counter = reinterpret_cast<C*>(bytes + pred_bytes);
+      const std::int64_t blocks = (groups * 32 + seed002_policy::threads - 1) / seed002_policy::threads;
+      status s = launch(fn, "multi_level_count_kernel", multi_level_count_kernel<Source, C>, blocks,
+                        seed002_policy::threads, stream, src, n, pred, counter);
+      if (s) s = dispatch_scan<C>(fn, bytes + pred_bytes + counter_bytes, scan_bytes, static_cast<const C*>(counter),
+                                  counter, groups, streamscan::plus{}, maybe<C>{C(0), false}, scan_mode::inclusive,
+                                  stream, scan_options{scan_strategy::decoupled_lookback});
+      if (s) s = launch(fn, "multi_level_scatter_kernel", multi_level_scatter_kernel<Source, C>, blocks,
+                        seed002_policy::threads, stream, src, n, capacity, static_cast<const unsigned*>(pred),
+                        static_cast<const C*>(counter), num_selected);
+      return s;
+    }
+    default: {  // hybrid, warp_atomic: a global slot counter
+      auto* counter = reinterpret_cast<unsigned long long*>(bytes);
+      status s = reset(fn, counter, sizeof(*counter), stream, "resetting the slot counter (cudaMemsetAsync)");
+      if (s && strategy == select_strategy::hybrid) {
+        const std::int64_t blocks = (groups * 32 + seed002_policy::threads - 1) / seed002_policy::threads;
+        s = launch(fn, "hybrid_select_kernel", hybrid_select_kernel<Source>, blocks, seed002_policy::threads, stream,
+                   src, n, capacity, counter);
+      } else if (s) {
+        const std::int64_t wanted = (n + seed002_policy::threads - 1) / seed002_policy::threads;
+        const std::int64_t blocks = wanted < (std::int64_t{1} << 30) ? wanted : (std::int64_t{1} << 30);
+        s = launch(fn, "warp_atomic_select_kernel", warp_atomic_select_kernel<Source>, blocks, seed002_policy::threads,
+                   stream, src, n, capacity, counter);
+      }
+      if (s)
+        if (const cudaError_t e = cudaMemcpyAsync(num_selected, counter, sizeof(std::int64_t), cudaMemcpyDeviceToDevice,
+                                                  stream);
+            e != cudaSuccess) {
+          cudaGetLastError();
+          return cuda_status(fn, "copying the selected count (cudaMemcpyAsync)", e);
+        }
+      return s;
+    }
+  }
+}
+
+// Validates the arguments every call shares, then runs with the count type.
+// `in` and `out` are the primary ranges (checked for null, reach, aliasing).
+template <class Source, class InIt, class OutIt>
+status dispatch_select(const char* fn, void* temp, std::size_t& temp_bytes, const Source& src, const InIt& in,
+                       const OutIt& out, std::int64_t n, std::int64_t capacity, std::int64_t* num_selected,
+                       select_call call, cudaStream_t stream, select_options opt) {
+  using streamscan::detail::invalid_argument;
+  select_strategy strategy = opt.strategy;
+  switch (strategy) {
+    case select_strategy::automatic: strategy = select_strategy::stable; break;
+    case select_strategy::stable:
+    case select_strategy::multi_level:
+    case select_strategy::hybrid:
+    case select_strategy::warp_atomic: break;
+    default: return invalid_argument(fn, "argument 'options.strategy' is not a strategy this build knows");
+  }
+  if (call != select_call::compaction && strategy != select_strategy::stable)
+    return invalid_argument(fn, std::string("argument 'options.strategy': ") + to_string(strategy) +
+                                    " is a compaction strategy; partition and split run the stable one");
+  if (status s = streamscan::detail::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
+  if (capacity < 0) return invalid_argument(fn, "argument 'capacity' is negative (" + std::to_string(capacity) + ")");
+  if (temp != nullptr && num_selected == nullptr) return invalid_argument(fn, "argument 'num_selected' is a null pointer");
+  // Only the stable single pass may run in place: it writes each element at
+  // or below its own position after every earlier tile has read its input.
+  if (n > 0 && same_range(in, out) && (call != select_call::compaction || strategy != select_strategy::stable))
+    return invalid_argument(fn, std::string("arguments 'in' and 'out' are the same: ") +
+                                    (call == select_call::compaction ? to_string(strategy) : "this call") +
+                                    " cannot run in place (stable compaction can)");
+  if (n < (std::int64_t{1} << 32) - 1)
+    return dispatch_select_sized<std::uint32_t>(fn, temp, temp_bytes, src, in, out, n, capacity, num_selected, call,
+                                                strategy, stream);
+  return dispatch_select_sized<std::uint64_t>(fn, temp, temp_bytes, src, in, out, n, capacity, num_selected, call,
+                                              strategy, stream);
 }
 
 }  // namespace streamscan::cuda::detail

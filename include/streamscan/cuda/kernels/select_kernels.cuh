@@ -1,0 +1,214 @@
+// streamscan/cuda/kernels/select_kernels.cuh - the kernels of compaction,
+// partition and split.
+//
+//  * select_kernel: stable and single pass. Each block takes the next tile id
+//    from a counter, classifies its tile (agent_select), learns how many
+//    elements the tiles before it selected through the decoupled look-back,
+//    and scatters from registers.
+//  * seed 002's kernels (Bakunas-Milanowski et al. 2017), faithfully: a warp
+//    owns a 1024-element group of 32 subgroups of 32; subgroup j's ballot and
+//    count live in lane j ("votes", "cnt"), a shuffle scan of the counts gives
+//    the subgroup offsets.
+//      multi_level (3.1): phase 1 stores the ballots and each group's count,
+//        phase 2 scans the counts (our scan), phase 3 scatters. Stable.
+//      hybrid (3.2): one kernel; the group's offset comes from one atomicAdd
+//        on a global counter. NOT order-preserving.
+//      warp_atomic (Adinetz's warp-aggregated atomics, seed 002's baseline):
+//        one element per thread, one atomicAdd per warp. NOT order-preserving.
+//    They keep the seed's 128 threads per block. Unordered kernels write the
+//    selected elements in whatever order the groups reserved their slots.
+#pragma once
+
+#include <cstdint>
+
+#include "../../detail/select_sources.hpp"
+#include "../../operators.hpp"
+#include "../agent/agent_select.cuh"
+#include "../agent/look_back.cuh"
+#include "../agent/tile_status.cuh"
+#include "single_pass_scan_kernel.cuh"
+
+namespace streamscan::cuda::detail {
+
+using streamscan::detail::placement;
+
+// Stable single-pass kernel. C counts selected elements (32-bit below 2^32
+// elements, so the look-back packs count and flag in one word). The last
+// tile writes the total to *num_selected (if not null). With `in_place` (out aliases the
+// input) fences order every tile's reads before its status word and its
+// writes after its predecessors' status words: a tile writes only at or below
+// its own elements' positions, into tiles that have already read theirs.
+template <class Policy, placement P, class Source, class C>
+__global__ void __launch_bounds__(Policy::threads)
+    select_kernel(Source src, std::int64_t n, std::int64_t capacity, const std::int64_t* rejects_from,
+                  std::int64_t* num_selected, tile_status<C> status, unsigned long long* tile_counter, bool in_place) {
+  using agent_t = agent_select<Policy, Source>;
+  __shared__ typename agent_t::temp_storage storage;
+  __shared__ std::int64_t shared_tile;
+  __shared__ uninitialized<C> shared_prefix;
+  const tile_slot t = next_tile<agent_t::tile_items>(tile_counter, n, shared_tile);
+  agent_t agent(storage);
+  typename agent_t::item v[agent_t::items];
+  unsigned votes[agent_t::items];
+  unsigned tile_total = 0;
+  const unsigned warp_before = agent.template classify<P == placement::count>(src, t.base, t.valid, v, votes, tile_total);
+  if (in_place && threadIdx.x == 0) __threadfence();
+  streamscan::plus op;
+  const maybe<C> prefix = resolve_tile_prefix<look_back_kind::decoupled, Policy::look_back_sleep_ns>(
+      status, t, static_cast<C>(tile_total), maybe<C>{C(0), true}, op, shared_prefix);
+  if (in_place) __threadfence();
+  const std::int64_t before = static_cast<std::int64_t>(prefix.value);
+  if (t.last && threadIdx.x == 0 && num_selected != nullptr) *num_selected = before + tile_total;
+  if constexpr (P != placement::count) {
+    const std::int64_t from = P == placement::rejects_after ? *rejects_from : 0;
+    agent.template scatter<P>(src, t.base, t.valid, v, votes, before + warp_before, n, capacity, from);
+  }
+}
+
+// seed 002 fig. 4 and 9 share this: lane j ends holding subgroup j's ballot.
+// Elements at or past n count as rejected.
+template <class Item, class Classify>
+__device__ unsigned group_votes(std::int64_t base, std::int64_t n, Item (&v)[32], Classify classify) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const bool full = base + 1024 <= n;
+  unsigned votes = 0;
+#pragma unroll
+  for (int j = 0; j < 32; ++j) {
+    const std::int64_t i = base + 32 * j + lane;
+    const unsigned m = __ballot_sync(0xffffffffu, (full || i < n) && classify(i, v[j]));
+    if (lane == j) votes = m;
+  }
+  return votes;
+}
+
+// Inclusive scan of one int per lane by shuffles (the CUDA samples' shfl scan the seed uses).
+__device__ __forceinline__ unsigned warp_inclusive_count(unsigned cnt) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const unsigned t = __shfl_up_sync(0xffffffffu, cnt, d);
+    if (lane >= d) cnt += t;
+  }
+  return cnt;
+}
+
+// Scatter of a group (seed 002 stage 4 / phase 3c): subgroup j's selected
+// elements go to offset + (selected in subgroups before j) + rank in j.
+// `cnt` is the lane's inclusive subgroup count; `element(j)` gives the item.
+template <class Source, class Element>
+__device__ void scatter_group(const Source& src, std::int64_t base, unsigned votes, unsigned cnt,
+                              std::int64_t offset, std::int64_t capacity, Element element) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const unsigned below = (1u << lane) - 1u;
+#pragma unroll
+  for (int j = 0; j < 32; ++j) {
+    const unsigned m = __shfl_sync(0xffffffffu, votes, j);
+    const unsigned sub = j > 0 ? __shfl_sync(0xffffffffu, cnt, j - 1) : 0u;
+    if ((m >> lane) & 1u) {
+      const std::int64_t c = offset + sub + __popc(m & below);
+      if (c < capacity) src.move(element(j), base + 32 * j + lane, c);
+    }
+  }
+}
+
+// multi_level phase 1: ballots to pred[32 per group], group counts to counter.
+template <class Source, class C>
+__global__ void __launch_bounds__(128)
+    multi_level_count_kernel(Source src, std::int64_t n, unsigned* pred, C* counter) {
+  const std::int64_t group = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  const std::int64_t base = group * 1024;
+  if (base >= n) return;  // whole warps
+  bool unused[32];
+  const unsigned votes =
+      group_votes(base, n, unused, [&](std::int64_t i, bool&) { return src.load_keep(i); });
+  pred[group * 32 + threadIdx.x % 32] = votes;
+  unsigned cnt = __popc(votes);
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) cnt += __shfl_down_sync(0xffffffffu, cnt, d);
+  if (threadIdx.x % 32 == 0) counter[group] = static_cast<C>(cnt);
+}
+
+// multi_level phase 3: after the inclusive scan of counter, scatter; selected
+// elements are read again (only they are).
+template <class Source, class C>
+__global__ void __launch_bounds__(128)
+    multi_level_scatter_kernel(Source src, std::int64_t n, std::int64_t capacity, const unsigned* pred,
+                               const C* counter, std::int64_t* num_selected) {
+  const std::int64_t group = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  const std::int64_t base = group * 1024;
+  if (base >= n) return;
+  const unsigned votes = pred[group * 32 + threadIdx.x % 32];
+  const unsigned cnt = warp_inclusive_count(__popc(votes));
+  const std::int64_t offset = group > 0 ? static_cast<std::int64_t>(counter[group - 1]) : 0;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  scatter_group(src, base, votes, cnt, offset, capacity, [&](int j) { return src.load_kept(base + 32 * j + lane); });
+  if (base + 1024 >= n && lane == 0) *num_selected = static_cast<std::int64_t>(counter[group]);
+}
+
+// hybrid: stages 1-4 of seed 002 sec. 3.2 in one kernel; the items stay in registers.
+template <class Source>
+__global__ void __launch_bounds__(128)
+    hybrid_select_kernel(Source src, std::int64_t n, std::int64_t capacity, unsigned long long* counter) {
+  const std::int64_t group = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  const std::int64_t base = group * 1024;
+  if (base >= n) return;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  typename Source::item v[32];
+  const unsigned votes = group_votes(base, n, v, [&](std::int64_t i, typename Source::item& x) {
+    x = src.load(i);
+    return src.keep(x);
+  });
+  const unsigned cnt = warp_inclusive_count(__popc(votes));
+  unsigned long long offset = 0;
+  const unsigned total = __shfl_sync(0xffffffffu, cnt, 31);
+  if (total == 0) return;  // nothing to reserve (the seed adds 0)
+  if (lane == 31) offset = atomicAdd(counter, static_cast<unsigned long long>(total));
+  offset = __shfl_sync(0xffffffffu, offset, 31);
+  scatter_group(src, base, votes, cnt, static_cast<std::int64_t>(offset), capacity, [&](int j) { return v[j]; });
+}
+
+// warp_atomic: one element per thread; the warp's leader reserves its slots.
+template <class Source>
+__global__ void __launch_bounds__(128)
+    warp_atomic_select_kernel(Source src, std::int64_t n, std::int64_t capacity, unsigned long long* counter) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
+  for (std::int64_t w = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32 * 32; w < n; w += stride) {
+    const std::int64_t i = w + lane;
+    typename Source::item v{};
+    bool keep = false;
+    if (i < n) {
+      v = src.load(i);
+      keep = src.keep(v);
+    }
+    const unsigned m = __ballot_sync(0xffffffffu, keep);
+    if (m == 0) continue;
+    const int leader = __ffs(m) - 1;
+    unsigned long long offset = 0;
+    if (lane == leader) offset = atomicAdd(counter, static_cast<unsigned long long>(__popc(m)));
+    offset = __shfl_sync(0xffffffffu, offset, leader);
+    const std::int64_t c = static_cast<std::int64_t>(offset) + __popc(m & ((1u << lane) - 1u));
+    if (keep && c < capacity) src.move(v, i, c);
+  }
+}
+
+// split_and_segment's scatter. With `before` = (trues, falses) before i in
+// its segment and `after` = the same after i: a false element moves left past
+// the trues before it, a true one right past the falses after it (seed 003
+// 2.3.3; no segment start needed). An element heads its half of the segment
+// when none of its kind precedes it.
+template <class InIt, class FlagIt, class OutIt, class HeadOut, class C>
+__global__ void split_and_segment_kernel(InIt in, FlagIt flags, OutIt out, HeadOut heads_out, std::int64_t n,
+                                         const streamscan::detail::true_false_counts<C>* before,
+                                         const streamscan::detail::true_false_counts<C>* after) {
+  for (std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    const auto b = before[i];
+    const bool t = static_cast<bool>(flags[i]);
+    const std::int64_t dest = t ? i + static_cast<std::int64_t>(after[i].falses) : i - static_cast<std::int64_t>(b.trues);
+    out[dest] = in[i];
+    heads_out[dest] = (t ? b.trues : b.falses) == 0;
+  }
+}
+
+}  // namespace streamscan::cuda::detail

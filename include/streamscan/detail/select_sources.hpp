@@ -1,0 +1,142 @@
+// streamscan/detail/select_sources.hpp - what the select kernels read and
+// write for one element. Every compaction, partition and split is "classify
+// each element, then move it somewhere"; a source says how, so that one tile
+// agent (and each of seed 002's kernels) serves them all. Host and device
+// callable; no CUDA.
+//
+// A source has
+//   item load(i)          what the kernel reads of element i and keeps in registers
+//   bool keep(item)       whether element i is selected
+//   item load_kept(i)     re-reads a selected element (multi_level's scatter)
+//   bool load_keep(i)     only the classification (counting passes)
+//   void move(item, i, d) writes element i, read as `item`, to output slot d
+#pragma once
+
+#include <cstdint>
+#include <iterator>
+
+#include "../config.hpp"
+
+namespace streamscan::detail {
+
+template <class It>
+using value_of = typename std::iterator_traits<It>::value_type;
+
+// Elements whose pred(in[i]) differs from `invert`; moves the value.
+template <class InIt, class OutIt, class Pred>
+struct predicate_source {
+  using item = value_of<InIt>;
+  InIt in;
+  OutIt out;
+  Pred pred;
+  bool invert;
+  STREAMSCAN_HOST_DEVICE item load(std::int64_t i) const { return in[i]; }
+  STREAMSCAN_HOST_DEVICE bool keep(const item& v) const { return static_cast<bool>(pred(v)) != invert; }
+  STREAMSCAN_HOST_DEVICE item load_kept(std::int64_t i) const { return in[i]; }
+  STREAMSCAN_HOST_DEVICE bool load_keep(std::int64_t i) const { return keep(in[i]); }
+  STREAMSCAN_HOST_DEVICE void move(const item& v, std::int64_t, std::int64_t d) const { out[d] = v; }
+};
+
+// Elements whose flags[i] differs from `invert`; moves in[i]. With
+// `LoadRejected` false (compaction) a rejected element's value is never read:
+// at low selection rates whole 32-byte sectors of the input are skipped.
+template <class InIt, class FlagIt, class OutIt, bool LoadRejected>
+struct flagged_source {
+  struct item {
+    bool flag;
+    value_of<InIt> value;
+  };
+  InIt in;
+  FlagIt flags;
+  OutIt out;
+  bool invert;
+  STREAMSCAN_HOST_DEVICE item load(std::int64_t i) const {
+    item it{static_cast<bool>(flags[i]) != invert, {}};
+    if (LoadRejected || it.flag) it.value = in[i];
+    return it;
+  }
+  STREAMSCAN_HOST_DEVICE bool keep(const item& it) const { return it.flag; }
+  STREAMSCAN_HOST_DEVICE item load_kept(std::int64_t i) const { return {true, in[i]}; }
+  STREAMSCAN_HOST_DEVICE bool load_keep(std::int64_t i) const { return static_cast<bool>(flags[i]) != invert; }
+  STREAMSCAN_HOST_DEVICE void move(const item& it, std::int64_t, std::int64_t d) const { out[d] = it.value; }
+};
+
+// The indices i whose flags[i] is true (seed 002's output).
+template <class FlagIt, class OutIt>
+struct index_source {
+  using item = bool;
+  FlagIt flags;
+  OutIt out;
+  STREAMSCAN_HOST_DEVICE item load(std::int64_t i) const { return static_cast<bool>(flags[i]); }
+  STREAMSCAN_HOST_DEVICE bool keep(item f) const { return f; }
+  STREAMSCAN_HOST_DEVICE item load_kept(std::int64_t) const { return true; }
+  STREAMSCAN_HOST_DEVICE bool load_keep(std::int64_t i) const { return static_cast<bool>(flags[i]); }
+  STREAMSCAN_HOST_DEVICE void move(item, std::int64_t i, std::int64_t d) const {
+    out[d] = static_cast<value_of<OutIt>>(i);
+  }
+};
+
+// Key-value pairs: pred on the key decides, both move.
+template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
+struct pair_source {
+  struct item {
+    value_of<KeyIt> key;
+    value_of<ValueIt> value;
+  };
+  KeyIt keys;
+  ValueIt values;
+  KeyOut keys_out;
+  ValueOut values_out;
+  Pred pred;
+  STREAMSCAN_HOST_DEVICE item load(std::int64_t i) const { return {keys[i], values[i]}; }
+  STREAMSCAN_HOST_DEVICE bool keep(const item& it) const { return static_cast<bool>(pred(it.key)); }
+  STREAMSCAN_HOST_DEVICE item load_kept(std::int64_t i) const { return load(i); }
+  STREAMSCAN_HOST_DEVICE bool load_keep(std::int64_t i) const { return static_cast<bool>(pred(keys[i])); }
+  STREAMSCAN_HOST_DEVICE void move(const item& it, std::int64_t, std::int64_t d) const {
+    keys_out[d] = it.key;
+    values_out[d] = it.value;
+  }
+};
+
+// split_and_segment: (trues, falses) counted together by one segmented scan.
+template <class C>
+struct true_false_counts {
+  C trues, falses;
+};
+struct add_counts {
+  template <class C>
+  STREAMSCAN_HOST_DEVICE true_false_counts<C> operator()(const true_false_counts<C>& a,
+                                                         const true_false_counts<C>& b) const {
+    return {a.trues + b.trues, a.falses + b.falses};
+  }
+};
+// Flag i -> (1, 0) if true, (0, 1) if false.
+template <class FlagIt, class C>
+class true_false_input {
+ public:
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = true_false_counts<C>;
+  using difference_type = std::ptrdiff_t;
+  using pointer = void;
+  using reference = value_type;
+  STREAMSCAN_HOST_DEVICE explicit true_false_input(FlagIt f) : f_(f) {}
+  STREAMSCAN_HOST_DEVICE value_type operator[](difference_type i) const {
+    const bool t = static_cast<bool>(f_[i]);
+    return {C(t ? 1 : 0), C(t ? 0 : 1)};
+  }
+  STREAMSCAN_HOST_DEVICE value_type operator*() const { return (*this)[0]; }
+  STREAMSCAN_HOST_DEVICE true_false_input operator+(difference_type i) const { return true_false_input(f_ + i); }
+
+ private:
+  FlagIt f_;
+};
+
+// Where a kernel puts what it classified.
+enum class placement {
+  compact,           // selected to [0, capacity); rejected nowhere
+  count,             // nothing moves; only the total is written
+  reversed_rejects,  // selected from 0 in order, rejected from n-1 down in input order (CUB's partition)
+  rejects_after,     // selected from 0, rejected from the selected total (read from the device), both in order
+};
+
+}  // namespace streamscan::detail
