@@ -41,9 +41,7 @@ struct cuda_backend {
             ss::select_strategy::warp_atomic};
   }
   // The count scan's tile (32-bit counts through the general single-pass kernel).
-  static std::int64_t select_chunk() {
-    return streamscan::cuda::scan_tile_items<std::uint32_t>(streamscan::scan_strategy::reduce_then_scan);
-  }
+  static std::int64_t select_chunk() { return streamscan::cuda::select_policy<4>::tile_items; }  // int32 input
 
   static streamscan::status run_select(const select_request& req, const std::vector<std::int32_t>& in,
                                        const std::vector<unsigned char>& keep, const std::vector<unsigned char>& heads,

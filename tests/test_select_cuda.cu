@@ -11,6 +11,10 @@ namespace {
 namespace ss = streamscan;
 using streamscan_test::device_buffer;
 
+struct below300 {
+  STREAMSCAN_HOST_DEVICE bool operator()(int x) const { return x < 300; }
+};
+
 struct mat2u_keep {  // selects matrices by a bit of their first entry
   STREAMSCAN_HOST_DEVICE bool operator()(const streamscan_test::mat2u& m) const { return (m.a & 4u) != 0; }
 };
@@ -85,6 +89,64 @@ struct keep_all_ints {
   STREAMSCAN_HOST_DEVICE bool operator()(int) const { return true; }
 };
 
+// Every candidate shape of the stable kernel (their tiles differ) on
+// compaction, partition and split, at its own tile edges.
+TEST(select_cuda_shapes, EveryShapeAtItsTileEdges) {
+  if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
+  auto rng = streamscan_test::make_rng("select_cuda_shapes");
+  for (int shape = 0; shape < ss::cuda::select_shape_count; ++shape) {
+    const std::string name = ss::cuda::select_shape_name(shape);
+    const ss::select_options opt{ss::select_strategy::stable, name.c_str()};
+    const std::int64_t tile = std::int64_t{ss::cuda::select_shapes[shape].threads} * ss::cuda::select_shapes[shape].vectors * 4;
+    for (const std::int64_t n : {tile - 1, tile, tile + 1, 5 * tile + 3}) {
+      std::vector<int> in(static_cast<std::size_t>(n));
+      std::vector<unsigned char> flags(in.size());
+      for (auto& x : in) x = static_cast<int>(rng() % 1000);
+      std::vector<int> kept, rejected;
+      for (std::size_t i = 0; i < in.size(); ++i) {
+        flags[i] = in[i] < 300;
+        (flags[i] ? kept : rejected).push_back(in[i]);
+      }
+      device_buffer<int> d_in(in.size()), d_out(in.size());
+      device_buffer<unsigned char> d_flags(in.size());
+      device_buffer<std::int64_t> d_num(1);
+      d_in.upload(in);
+      d_flags.upload(flags);
+      const int* src = d_in.get();
+      const unsigned char* fl = d_flags.get();
+      auto check = [&](const char* what, auto call, const std::vector<int>& want, std::int64_t want_num) {
+        STREAMSCAN_TEST_CUDA(cudaMemset(d_out.get(), 0xA7, in.size() * sizeof(int)));
+        std::size_t bytes = 0;
+        ASSERT_TRUE(call(nullptr, bytes).is_ok());
+        device_buffer<unsigned char> temp(bytes);
+        const ss::status s = call(temp.get(), bytes);
+        ASSERT_TRUE(s.is_ok()) << s.message();
+        std::vector<int> out;
+        d_out.download(out);
+        std::vector<std::int64_t> num;
+        d_num.download(num);
+        out.resize(want.size());
+        EXPECT_EQ(num[0], want_num) << what << " " << name << " n=" << n;
+        EXPECT_TRUE(out == want) << what << " " << name << " n=" << n << " seed=" << streamscan_test::global_seed();
+      };
+      const below300 pred{};
+      check("select_if", [&](void* t, std::size_t& b) {
+        return ss::cuda::select_if(t, b, src, d_out.get(), n, n, d_num.get(), pred, nullptr, opt);
+      }, kept, static_cast<std::int64_t>(kept.size()));
+      std::vector<int> part = kept;
+      part.insert(part.end(), rejected.rbegin(), rejected.rend());
+      check("partition", [&](void* t, std::size_t& b) {
+        return ss::cuda::partition(t, b, src, d_out.get(), n, d_num.get(), pred, nullptr, opt);
+      }, part, static_cast<std::int64_t>(kept.size()));
+      std::vector<int> split = rejected;
+      split.insert(split.end(), kept.begin(), kept.end());
+      check("split", [&](void* t, std::size_t& b) {
+        return ss::cuda::split(t, b, src, fl, d_out.get(), n, d_num.get(), nullptr, opt);
+      }, split, static_cast<std::int64_t>(rejected.size()));
+    }
+  }
+}
+
 TEST(select_cuda_errors, BadArgumentsAreNamedAndNothingIsWritten) {
   if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
   const std::int64_t n = 1000;
@@ -118,6 +180,9 @@ TEST(select_cuda_errors, BadArgumentsAreNamedAndNothingIsWritten) {
   expect(ss::cuda::partition(temp.get(), big, d_in.get(), d_out.get(), n, d_num.get(), keep_all, nullptr,
                              ss::select_options{ss::select_strategy::hybrid}),
          "argument 'options.strategy': hybrid is a compaction strategy");
+  expect(ss::cuda::select_if(temp.get(), big, d_in.get(), d_out.get(), n, n, d_num.get(), keep_all, nullptr,
+                             ss::select_options{ss::select_strategy::stable, "t1x1"}),
+         "argument 'options.policy': unknown select policy 't1x1' (candidates: t128x8");
   std::size_t small = bytes - 1;
   EXPECT_EQ(ss::cuda::select_if(temp.get(), small, d_in.get(), d_out.get(), n, n, d_num.get(), keep_all).code(),
             ss::errc::temp_storage_too_small);

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <streamscan/cuda.cuh>
 
@@ -116,22 +117,26 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
   add(keep_type, "memcpy", 8.0 * n, memcpy_ms, true);
   add(part_type, "memcpy", 8.0 * n, memcpy_ms, true);
 
+  // Each row: time, then check the output of the last run (in that order).
   bar.step(where + "cub select");
   poison();
-  add(keep_type, "cub::DeviceSelect::If", compact_bytes, median_ms(o.repeat, [&](int) {
-        cuda_check(cub::DeviceSelect::If(cub_temp.p, cub_bytes, in.p, out.p, count.p, n, pred), "cub");
-      }), ordered_ok(read_count(count.p)));
+  double ms = median_ms(o.repeat, [&](int) {
+    cuda_check(cub::DeviceSelect::If(cub_temp.p, cub_bytes, in.p, out.p, count.p, n, pred), "cub");
+  });
+  add(keep_type, "cub::DeviceSelect::If", compact_bytes, ms, ordered_ok(read_count(count.p)));
 
   bar.step(where + "thrust copy_if");
   poison();
   std::int64_t thrust_kept = 0;
-  add(keep_type, "thrust::copy_if", compact_bytes, median_ms(o.repeat, [&](int) {
-        thrust_kept = thrust::copy_if(thrust::device, in.p, in.p + n, out.p, pred) - out.p;
-      }), ordered_ok(thrust_kept));
+  ms = median_ms(o.repeat, [&](int) {
+    thrust_kept = thrust::copy_if(thrust::device, in.p, in.p + n, out.p, pred) - out.p;
+  });
+  add(keep_type, "thrust::copy_if", compact_bytes, ms, ordered_ok(thrust_kept));
 
-  auto ours_compact = [&](const char* name, streamscan::select_strategy strategy, bool flagged) {
+  auto ours_compact = [&](std::string name, streamscan::select_strategy strategy, bool flagged,
+                          const char* policy = nullptr) {
     bar.step(where + name);
-    const streamscan::select_options opt{strategy};
+    const streamscan::select_options opt{strategy, policy};
     auto call = [&](void* t, std::size_t& b) {
       return flagged ? streamscan::cuda::select_flagged(t, b, static_cast<const std::int32_t*>(in.p),
                                                         static_cast<const unsigned char*>(flags.p), out.p, n, n,
@@ -143,15 +148,20 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
     streamscan::throw_if_error(call(nullptr, bytes));
     device_array<unsigned char> temp(bytes);
     auto run = [&](int) { streamscan::throw_if_error(call(temp.p, bytes)); };
-    const double ms = median_ms(o.repeat, run);
+    const double run_ms = median_ms(o.repeat, run);
     poison();
     run(0);
     const std::int64_t got = read_count(count.p);
     const bool unordered =
         strategy == streamscan::select_strategy::hybrid || strategy == streamscan::select_strategy::warp_atomic;
-    add(keep_type, name, compact_bytes + (flagged ? 1.0 * n : 0.0), ms, unordered ? unordered_ok(got) : ordered_ok(got));
+    add(keep_type, name, compact_bytes + (flagged ? 1.0 * n : 0.0), run_ms, unordered ? unordered_ok(got) : ordered_ok(got));
+    if (policy != nullptr) rep.rows.back().policy = policy;
   };
-  ours_compact("select_if stable", streamscan::select_strategy::stable, false);
+  // The stable kernel in every candidate shape (the first is the default).
+  std::vector<std::string> shapes;
+  for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) shapes.push_back(streamscan::cuda::select_shape_name(i));
+  for (const auto& shape : shapes)
+    ours_compact("select_if stable", streamscan::select_strategy::stable, false, shape.c_str());
   ours_compact("select_if multi_level", streamscan::select_strategy::multi_level, false);
   ours_compact("select_if hybrid", streamscan::select_strategy::hybrid, false);
   ours_compact("select_if warp_atomic", streamscan::select_strategy::warp_atomic, false);
@@ -160,25 +170,32 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
   // Partitions: CUB's, ours in its order, ours stable, split.
   bar.step(where + "cub partition");
   device_array<std::int32_t> cub_part(n);
-  add(part_type, "cub::DevicePartition::If", 8.0 * n, median_ms(o.repeat, [&](int) {
-        cuda_check(cub::DevicePartition::If(cub_temp.p, part_bytes, in.p, cub_part.p, count.p, n, pred), "cub");
-      }), read_count(count.p) == k && device_equal(cub_part.p, selected.p, k));
+  ms = median_ms(o.repeat, [&](int) {
+    cuda_check(cub::DevicePartition::If(cub_temp.p, part_bytes, in.p, cub_part.p, count.p, n, pred), "cub");
+  });
+  add(part_type, "cub::DevicePartition::If", 8.0 * n, ms, read_count(count.p) == k && device_equal(cub_part.p, selected.p, k));
 
-  auto ours_part = [&](const char* name, double bytes, auto call, auto check) {
+  auto ours_part = [&](const std::string& name, double bytes, auto call, auto check) {
     bar.step(where + name);
     std::size_t tb = 0;
     streamscan::throw_if_error(call(nullptr, tb));
     device_array<unsigned char> temp(tb);
     auto run = [&](int) { streamscan::throw_if_error(call(temp.p, tb)); };
-    const double ms = median_ms(o.repeat, run);
+    const double run_ms = median_ms(o.repeat, run);
     poison();
     run(0);
-    add(part_type, name, bytes, ms, check(read_count(count.p)));
+    add(part_type, name, bytes, run_ms, check(read_count(count.p)));
   };
   const std::int32_t* src = in.p;
-  ours_part("partition", 8.0 * n,
-            [&](void* t, std::size_t& b) { return streamscan::cuda::partition(t, b, src, out.p, n, count.p, pred); },
-            [&](std::int64_t got) { return got == k && device_equal(out.p, cub_part.p, n); });
+  for (const auto& shape : shapes) {
+    ours_part("partition", 8.0 * n,
+              [&](void* t, std::size_t& b) {
+                return streamscan::cuda::partition(t, b, src, out.p, n, count.p, pred, nullptr,
+                                                   streamscan::select_options{{}, shape.c_str()});
+              },
+              [&](std::int64_t got) { return got == k && device_equal(out.p, cub_part.p, n); });
+    rep.rows.back().policy = shape;
+  }
   ours_part("stable_partition", 8.0 * n,
             [&](void* t, std::size_t& b) {
               return streamscan::cuda::stable_partition(t, b, src, out.p, n, count.p, pred);
@@ -203,7 +220,7 @@ int gpu_bench_select(const bench_options& o, bench_report& rep) {
   warm_up_gpu();
   rep.repeat = o.repeat;
   const std::vector<int> sizes = o.sizes_given ? o.log2_sizes : std::vector<int>{24, 28};
-  progress bar(o.progress, static_cast<int>(sizes.size() * o.keep_fractions.size()) * 13);
+  progress bar(o.progress, static_cast<int>(sizes.size() * o.keep_fractions.size()) * 19);
   for (const int e : sizes)
     for (const double f : o.keep_fractions) bench_fraction(o, e, f, rep, bar);
   bar.done();

@@ -39,6 +39,9 @@ inline const char* to_string(select_strategy s) noexcept {
 
 struct select_options {
   select_strategy strategy = select_strategy::automatic;
+  // GPU, stable strategy: the kernel shape by name ("t128x8", ...; null or
+  // "default": the default). Unknown names are an invalid_argument listing them.
+  const char* policy = nullptr;
 };
 
 }  // namespace streamscan

@@ -5,6 +5,8 @@
 // callable; no CUDA.
 //
 // A source has
+//   vector_width          elements per vector load (1, or 16 bytes' worth for raw pointers)
+//   load_vector(i, v)     elements [i, i + vector_width) (i a multiple of the width)
 //   item load(i)          what the kernel reads of element i and keeps in registers
 //   bool keep(item)       whether element i is selected
 //   item load_kept(i)     re-reads a selected element (multi_level's scatter)
@@ -12,8 +14,10 @@
 //   void move(item, i, d) writes element i, read as `item`, to output slot d
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <type_traits>
 
 #include "../config.hpp"
 
@@ -22,14 +26,44 @@ namespace streamscan::detail {
 template <class It>
 using value_of = typename std::iterator_traits<It>::value_type;
 
+// Raw pointers to values of 1, 2, 4 or 8 bytes are read 16 bytes at a time.
+template <class It>
+constexpr int vector_width_of() {
+  if constexpr (std::is_pointer_v<It>) {
+    constexpr std::size_t b = sizeof(value_of<It>);
+    if constexpr (b == 1 || b == 2 || b == 4 || b == 8) return static_cast<int>(16 / b);
+  }
+  return 1;
+}
+
+// Reads p[i, i + W): one load of W values where p is aligned to their size
+// (i is a multiple of W, so then p + i is too; at most 16 bytes), else W loads.
+template <int W, class It, class T>
+STREAMSCAN_HOST_DEVICE void load_values(It p, std::int64_t i, T (&v)[W]) {
+  constexpr std::size_t bytes = W * sizeof(T);
+  if constexpr (W > 1 && std::is_pointer_v<It> && (bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16)) {
+    struct alignas(bytes) pack {
+      T x[W];
+    };
+    if (reinterpret_cast<std::uintptr_t>(p) % bytes == 0) {
+      const pack raw = *reinterpret_cast<const pack*>(p + i);
+      for (int c = 0; c < W; ++c) v[c] = raw.x[c];
+      return;
+    }
+  }
+  for (int c = 0; c < W; ++c) v[c] = p[i + c];
+}
+
 // Elements whose pred(in[i]) differs from `invert`; moves the value.
 template <class InIt, class OutIt, class Pred>
 struct predicate_source {
   using item = value_of<InIt>;
+  static constexpr int vector_width = vector_width_of<InIt>();
   InIt in;
   OutIt out;
   Pred pred;
   bool invert;
+  STREAMSCAN_HOST_DEVICE void load_vector(std::int64_t i, item (&v)[vector_width]) const { load_values(in, i, v); }
   STREAMSCAN_HOST_DEVICE item load(std::int64_t i) const { return in[i]; }
   STREAMSCAN_HOST_DEVICE bool keep(const item& v) const { return static_cast<bool>(pred(v)) != invert; }
   STREAMSCAN_HOST_DEVICE item load_kept(std::int64_t i) const { return in[i]; }
@@ -46,10 +80,27 @@ struct flagged_source {
     bool flag;
     value_of<InIt> value;
   };
+  static constexpr int vector_width = vector_width_of<InIt>();
   InIt in;
   FlagIt flags;
   OutIt out;
   bool invert;
+  // W flags (one word for aligned byte flags), then the W values if any is needed.
+  STREAMSCAN_HOST_DEVICE void load_vector(std::int64_t i, item (&v)[vector_width]) const {
+    constexpr int W = vector_width;
+    value_of<FlagIt> f[W];
+    load_values(flags, i, f);
+    bool any = LoadRejected;
+    for (int c = 0; c < W; ++c) {
+      v[c].flag = static_cast<bool>(f[c]) != invert;
+      any = any || v[c].flag;
+    }
+    if (any) {
+      value_of<InIt> x[W];
+      load_values(in, i, x);
+      for (int c = 0; c < W; ++c) v[c].value = x[c];
+    }
+  }
   STREAMSCAN_HOST_DEVICE item load(std::int64_t i) const {
     item it{static_cast<bool>(flags[i]) != invert, {}};
     if (LoadRejected || it.flag) it.value = in[i];
@@ -64,14 +115,16 @@ struct flagged_source {
 // The indices i whose flags[i] is true (seed 002's output).
 template <class FlagIt, class OutIt>
 struct index_source {
-  using item = bool;
+  using item = value_of<FlagIt>;
+  static constexpr int vector_width = vector_width_of<FlagIt>();
   FlagIt flags;
   OutIt out;
-  STREAMSCAN_HOST_DEVICE item load(std::int64_t i) const { return static_cast<bool>(flags[i]); }
-  STREAMSCAN_HOST_DEVICE bool keep(item f) const { return f; }
-  STREAMSCAN_HOST_DEVICE item load_kept(std::int64_t) const { return true; }
+  STREAMSCAN_HOST_DEVICE void load_vector(std::int64_t i, item (&v)[vector_width]) const { load_values(flags, i, v); }
+  STREAMSCAN_HOST_DEVICE item load(std::int64_t i) const { return flags[i]; }
+  STREAMSCAN_HOST_DEVICE bool keep(item f) const { return static_cast<bool>(f); }
+  STREAMSCAN_HOST_DEVICE item load_kept(std::int64_t) const { return item{}; }  // the index is all it moves
   STREAMSCAN_HOST_DEVICE bool load_keep(std::int64_t i) const { return static_cast<bool>(flags[i]); }
-  STREAMSCAN_HOST_DEVICE void move(item, std::int64_t i, std::int64_t d) const {
+  STREAMSCAN_HOST_DEVICE void move(const item&, std::int64_t i, std::int64_t d) const {
     out[d] = static_cast<value_of<OutIt>>(i);
   }
 };
@@ -83,11 +136,13 @@ struct pair_source {
     value_of<KeyIt> key;
     value_of<ValueIt> value;
   };
+  static constexpr int vector_width = 1;
   KeyIt keys;
   ValueIt values;
   KeyOut keys_out;
   ValueOut values_out;
   Pred pred;
+  STREAMSCAN_HOST_DEVICE void load_vector(std::int64_t i, item (&v)[1]) const { v[0] = load(i); }
   STREAMSCAN_HOST_DEVICE item load(std::int64_t i) const { return {keys[i], values[i]}; }
   STREAMSCAN_HOST_DEVICE bool keep(const item& it) const { return static_cast<bool>(pred(it.key)); }
   STREAMSCAN_HOST_DEVICE item load_kept(std::int64_t i) const { return load(i); }
@@ -96,6 +151,22 @@ struct pair_source {
     keys_out[d] = it.key;
     values_out[d] = it.value;
   }
+};
+
+// Counting passes over a stencil: only the flags are read (16 at a time for
+// byte flags); `invert` counts the false ones. Moves nothing.
+template <class FlagIt>
+struct flag_source {
+  using item = value_of<FlagIt>;
+  static constexpr int vector_width = vector_width_of<FlagIt>();
+  FlagIt flags;
+  bool invert;
+  STREAMSCAN_HOST_DEVICE void load_vector(std::int64_t i, item (&v)[vector_width]) const { load_values(flags, i, v); }
+  STREAMSCAN_HOST_DEVICE item load(std::int64_t i) const { return flags[i]; }
+  STREAMSCAN_HOST_DEVICE bool keep(const item& f) const { return static_cast<bool>(f) != invert; }
+  STREAMSCAN_HOST_DEVICE item load_kept(std::int64_t i) const { return flags[i]; }
+  STREAMSCAN_HOST_DEVICE bool load_keep(std::int64_t i) const { return keep(flags[i]); }
+  STREAMSCAN_HOST_DEVICE void move(const item&, std::int64_t, std::int64_t) const {}
 };
 
 // split_and_segment: (trues, falses) counted together by one segmented scan.

@@ -54,8 +54,8 @@ template <class InIt, class OutIt, class Pred>
                                std::int64_t capacity, std::int64_t* num_selected, Pred pred,
                                cudaStream_t stream = nullptr, select_options opt = {}) {
   const streamscan::detail::predicate_source<InIt, OutIt, Pred> src{in, out, pred, false};
-  return detail::dispatch_select("streamscan::cuda::select_if", temp, temp_bytes, src, in, out, n, capacity,
-                                 num_selected, detail::select_call::compaction, stream, opt);
+  return detail::dispatch_select<detail::select_call::compaction>("streamscan::cuda::select_if", temp, temp_bytes, src, src, in, out, n, capacity,
+                                 num_selected, stream, opt);
 }
 
 // Keeps in[i] where flags[i] is true. Rejected values are not read.
@@ -66,8 +66,7 @@ template <class InIt, class FlagIt, class OutIt>
   const char* fn = "streamscan::cuda::select_flagged";
   if (status s = detail::check_flags(fn, temp, flags, n); !s) return s;
   const streamscan::detail::flagged_source<InIt, FlagIt, OutIt, false> src{in, flags, out, false};
-  return detail::dispatch_select(fn, temp, temp_bytes, src, in, out, n, capacity, num_selected,
-                                 detail::select_call::compaction, stream, opt);
+  return detail::dispatch_select<detail::select_call::compaction>(fn, temp, temp_bytes, src, src, in, out, n, capacity, num_selected, stream, opt);
 }
 
 // Writes the indices i where flags[i] is true (seed 002's output).
@@ -78,8 +77,8 @@ template <class FlagIt, class OutIt>
   static_assert(std::is_integral_v<typename std::iterator_traits<OutIt>::value_type>,
                 "streamscan::cuda::select_indices: the output holds integer indices");
   const streamscan::detail::index_source<FlagIt, OutIt> src{flags, out};
-  return detail::dispatch_select("streamscan::cuda::select_indices", temp, temp_bytes, src, flags, out, n, capacity,
-                                 num_selected, detail::select_call::compaction, stream, opt);
+  return detail::dispatch_select<detail::select_call::compaction>("streamscan::cuda::select_indices", temp, temp_bytes, src, src, flags, out, n, capacity,
+                                 num_selected, stream, opt);
 }
 
 // Selected first (input order), then rejected (reverse input order). One pass.
@@ -88,8 +87,7 @@ template <class InIt, class OutIt, class Pred>
                                std::int64_t* num_selected, Pred pred, cudaStream_t stream = nullptr,
                                select_options opt = {}) {
   const streamscan::detail::predicate_source<InIt, OutIt, Pred> src{in, out, pred, false};
-  return detail::dispatch_select("streamscan::cuda::partition", temp, temp_bytes, src, in, out, n, n, num_selected,
-                                 detail::select_call::partition, stream, opt);
+  return detail::dispatch_select<detail::select_call::partition>("streamscan::cuda::partition", temp, temp_bytes, src, src, in, out, n, n, num_selected, stream, opt);
 }
 
 // Selected first, then rejected, both in input order. Two passes.
@@ -98,13 +96,13 @@ template <class InIt, class OutIt, class Pred>
                                       std::int64_t* num_selected, Pred pred, cudaStream_t stream = nullptr,
                                       select_options opt = {}) {
   const streamscan::detail::predicate_source<InIt, OutIt, Pred> src{in, out, pred, false};
-  return detail::dispatch_select("streamscan::cuda::stable_partition", temp, temp_bytes, src, in, out, n, n,
-                                 num_selected, detail::select_call::stable, stream, opt);
+  return detail::dispatch_select<detail::select_call::stable>("streamscan::cuda::stable_partition", temp, temp_bytes, src, src, in, out, n, n,
+                                 num_selected, stream, opt);
 }
 
 namespace detail {
-template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
-status partition_pairs(const char* fn, select_call call, void* temp, std::size_t& temp_bytes, KeyIt keys,
+template <select_call Call, class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
+status partition_pairs(const char* fn, void* temp, std::size_t& temp_bytes, KeyIt keys,
                        ValueIt values, KeyOut keys_out, ValueOut values_out, std::int64_t n,
                        std::int64_t* num_selected, Pred pred, cudaStream_t stream, select_options opt) {
   if (status s = streamscan::detail::validate_range_args(fn, values, values_out, n, temp == nullptr); !s) return s;
@@ -112,7 +110,7 @@ status partition_pairs(const char* fn, select_call call, void* temp, std::size_t
     return streamscan::detail::invalid_argument(fn, "arguments 'values' and 'values_out' are the same: this call cannot run in place");
   const streamscan::detail::pair_source<KeyIt, ValueIt, KeyOut, ValueOut, Pred> src{keys, values, keys_out,
                                                                                      values_out, pred};
-  return dispatch_select(fn, temp, temp_bytes, src, keys, keys_out, n, n, num_selected, call, stream, opt);
+  return dispatch_select<Call>(fn, temp, temp_bytes, src, src, keys, keys_out, n, n, num_selected, stream, opt);
 }
 }  // namespace detail
 
@@ -122,7 +120,7 @@ template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
                                      KeyOut keys_out, ValueOut values_out, std::int64_t n,
                                      std::int64_t* num_selected, Pred pred, cudaStream_t stream = nullptr,
                                      select_options opt = {}) {
-  return detail::partition_pairs("streamscan::cuda::partition_pairs", detail::select_call::partition, temp,
+  return detail::partition_pairs<detail::select_call::partition>("streamscan::cuda::partition_pairs", temp,
                                  temp_bytes, keys, values, keys_out, values_out, n, num_selected, pred, stream, opt);
 }
 
@@ -132,7 +130,7 @@ template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
                                             KeyOut keys_out, ValueOut values_out, std::int64_t n,
                                             std::int64_t* num_selected, Pred pred, cudaStream_t stream = nullptr,
                                             select_options opt = {}) {
-  return detail::partition_pairs("streamscan::cuda::stable_partition_pairs", detail::select_call::stable, temp,
+  return detail::partition_pairs<detail::select_call::stable>("streamscan::cuda::stable_partition_pairs", temp,
                                  temp_bytes, keys, values, keys_out, values_out, n, num_selected, pred, stream, opt);
 }
 
@@ -145,8 +143,8 @@ template <class InIt, class FlagIt, class OutIt>
   const char* fn = "streamscan::cuda::split";
   if (status s = detail::check_flags(fn, temp, flags, n); !s) return s;
   const streamscan::detail::flagged_source<InIt, FlagIt, OutIt, true> src{in, flags, out, true};  // "selected" = false flags
-  return detail::dispatch_select(fn, temp, temp_bytes, src, in, out, n, n, num_false, detail::select_call::stable,
-                                 stream, opt);
+  const streamscan::detail::flag_source<FlagIt> count_src{flags, true};  // the counting pass reads only the flags
+  return detail::dispatch_select<detail::select_call::stable>(fn, temp, temp_bytes, src, count_src, in, out, n, n, num_false, stream, opt);
 }
 
 namespace detail {

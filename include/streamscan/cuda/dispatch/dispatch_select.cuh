@@ -26,6 +26,7 @@
 #include "../util/runtime.cuh"
 #include "dispatch_scan.cuh"
 #include "select_policy.cuh"
+#include "tuned_policy.cuh"
 
 namespace streamscan::cuda::detail {
 
@@ -48,11 +49,11 @@ inline status reset(const char* fn, void* p, std::size_t bytes, cudaStream_t str
 }
 
 // Launches one select_kernel pass over fresh tile status words.
-template <placement P, class C, class Source>
+template <placement P, class C, int Shape, class Source>
 status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std::int64_t capacity,
                           const std::int64_t* rejects_from, std::int64_t* num_selected, unsigned char* temp,
                           bool in_place, cudaStream_t stream) {
-  using policy = select_policy<sizeof(typename Source::item)>;
+  using policy = select_policy<Source::vector_width, Shape>;
   const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
   constexpr std::size_t counter_bytes = 256;
   if (status s = reset(fn, temp, counter_bytes + tile_status<C>::bytes(tiles), stream,
@@ -64,19 +65,37 @@ status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std
                 reinterpret_cast<unsigned long long*>(temp), in_place);
 }
 
-template <class C, class Source, class InIt, class OutIt>
-status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes, const Source& src, const InIt& in,
-                             const OutIt& out, std::int64_t n, std::int64_t capacity, std::int64_t* num_selected,
-                             select_call call, select_strategy strategy, cudaStream_t stream) {
-  using policy = select_policy<sizeof(typename Source::item)>;
+// The shape options.policy names ("default" or null: the default).
+inline status choose_select_shape(const char* fn, const char* policy, int& shape) {
+  shape = default_select_shape;
+  if (policy == nullptr || std::string(policy) == "default") return status::ok();
+  std::string names;
+  for (int i = 0; i < select_shape_count; ++i) {
+    if (select_shape_name(i) == policy) {
+      shape = i;
+      return status::ok();
+    }
+    names += (i ? ", " : "") + select_shape_name(i);
+  }
+  return streamscan::detail::invalid_argument(
+      fn, std::string("argument 'options.policy': unknown select policy '") + policy + "' (candidates: " + names + ")");
+}
+
+template <class C, select_call Call, class Source, class CountSource, class InIt, class OutIt>
+status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes, const Source& src,
+                             const CountSource& count_src, const InIt& in, const OutIt& out, std::int64_t n,
+                             std::int64_t capacity, std::int64_t* num_selected, select_strategy strategy, int shape,
+                             cudaStream_t stream) {
   const std::int64_t groups = (n + seed002_policy::group_items - 1) / seed002_policy::group_items;
   using streamscan::detail::temp_bytes_for;
   // multi_level: ballots, group counts, then the temp of the counts' scan.
   const std::size_t pred_bytes = temp_bytes_for<unsigned>(groups * 32), counter_bytes = temp_bytes_for<C>(groups);
   std::size_t scan_bytes = 0;
   std::size_t required = 256;
-  if (strategy == select_strategy::stable) {
-    required += tile_status<C>::bytes((n + policy::tile_items - 1) / policy::tile_items);
+  if (strategy == select_strategy::stable) {  // sized for the smallest tile of any shape (and of the counting pass)
+    std::int64_t tile = smallest_select_tile<Source::vector_width>();
+    if (smallest_select_tile<CountSource::vector_width>() < tile) tile = smallest_select_tile<CountSource::vector_width>();
+    required += tile_status<C>::bytes((n + tile - 1) / tile);
   } else if (strategy == select_strategy::multi_level) {
     if (status s = dispatch_scan<C>(fn, nullptr, scan_bytes, static_cast<const C*>(nullptr), static_cast<C*>(nullptr),
                                     groups, streamscan::plus{}, maybe<C>{C(0), false}, scan_mode::inclusive, stream,
@@ -98,18 +117,30 @@ status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes
     return reset(fn, num_selected, sizeof(std::int64_t), stream, "writing num_selected (cudaMemsetAsync)");
   unsigned char* bytes = static_cast<unsigned char*>(aligned);
 
-  if (call == select_call::partition)
-    return launch_select_pass<placement::reversed_rejects, C>(fn, src, n, n, nullptr, num_selected, bytes, false,
-                                                              stream);
-  if (call == select_call::stable) {
-    status s = launch_select_pass<placement::count, C>(fn, src, n, 0, nullptr, num_selected, bytes, false, stream);
-    if (s) s = launch_select_pass<placement::rejects_after, C>(fn, src, n, n, num_selected, nullptr, bytes, false, stream);
-    return s;
-  }
+  const bool in_place = same_range(in, out);
+  auto run = [&](auto shape_constant) {
+    constexpr int Shape = decltype(shape_constant)::value;
+    if constexpr (Call == select_call::partition) {
+      return launch_select_pass<placement::reversed_rejects, C, Shape>(fn, src, n, n, nullptr, num_selected, bytes,
+                                                                       false, stream);
+    } else if constexpr (Call == select_call::stable) {
+      status s = launch_select_pass<placement::count, C, Shape>(fn, count_src, n, 0, nullptr, num_selected, bytes,
+                                                                false, stream);
+      if (s)
+        s = launch_select_pass<placement::rejects_after, C, Shape>(fn, src, n, n, num_selected, nullptr, bytes, false,
+                                                                   stream);
+      return s;
+    } else {
+      return launch_select_pass<placement::compact, C, Shape>(fn, src, n, capacity, nullptr, num_selected, bytes,
+                                                              in_place, stream);
+    }
+  };
+  if constexpr (Call != select_call::compaction) {
+    return visit_candidate<select_shape_count>(shape, run);
+  } else {
   switch (strategy) {
     case select_strategy::stable:
-      return launch_select_pass<placement::compact, C>(fn, src, n, capacity, nullptr, num_selected, bytes,
-                                                       same_range(in, out), stream);
+      return visit_candidate<select_shape_count>(shape, run);
     case select_strategy::multi_level: {
       auto* pred = reinterpret_cast<unsigned*>(bytes);
       auto* counter = reinterpret_cast<C*>(bytes + pred_bytes);
@@ -147,14 +178,18 @@ status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes
       return s;
     }
   }
+  }
 }
 
 // Validates the arguments every call shares, then runs with the count type.
 // `in` and `out` are the primary ranges (checked for null, reach, aliasing).
-template <class Source, class InIt, class OutIt>
-status dispatch_select(const char* fn, void* temp, std::size_t& temp_bytes, const Source& src, const InIt& in,
-                       const OutIt& out, std::int64_t n, std::int64_t capacity, std::int64_t* num_selected,
-                       select_call call, cudaStream_t stream, select_options opt) {
+// `count_src` classifies the same way as `src` for the counting pass of
+// stable calls, reading no more than it needs (split: only the flags).
+template <select_call Call, class Source, class CountSource, class InIt, class OutIt>
+status dispatch_select(const char* fn, void* temp, std::size_t& temp_bytes, const Source& src,
+                       const CountSource& count_src, const InIt& in, const OutIt& out, std::int64_t n,
+                       std::int64_t capacity, std::int64_t* num_selected, cudaStream_t stream, select_options opt) {
+  constexpr select_call call = Call;
   using streamscan::detail::invalid_argument;
   select_strategy strategy = opt.strategy;
   switch (strategy) {
@@ -168,6 +203,8 @@ status dispatch_select(const char* fn, void* temp, std::size_t& temp_bytes, cons
   if (call != select_call::compaction && strategy != select_strategy::stable)
     return invalid_argument(fn, std::string("argument 'options.strategy': ") + to_string(strategy) +
                                     " is a compaction strategy; partition and split run the stable one");
+  int shape = default_select_shape;
+  if (status s = choose_select_shape(fn, opt.policy, shape); !s) return s;
   if (status s = streamscan::detail::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
   if (capacity < 0) return invalid_argument(fn, "argument 'capacity' is negative (" + std::to_string(capacity) + ")");
   if (temp != nullptr && num_selected == nullptr) return invalid_argument(fn, "argument 'num_selected' is a null pointer");
@@ -178,10 +215,10 @@ status dispatch_select(const char* fn, void* temp, std::size_t& temp_bytes, cons
                                     (call == select_call::compaction ? to_string(strategy) : "this call") +
                                     " cannot run in place (stable compaction can)");
   if (n < (std::int64_t{1} << 32) - 1)
-    return dispatch_select_sized<std::uint32_t>(fn, temp, temp_bytes, src, in, out, n, capacity, num_selected, call,
-                                                strategy, stream);
-  return dispatch_select_sized<std::uint64_t>(fn, temp, temp_bytes, src, in, out, n, capacity, num_selected, call,
-                                              strategy, stream);
+    return dispatch_select_sized<std::uint32_t, Call>(fn, temp, temp_bytes, src, count_src, in, out, n, capacity,
+                                                      num_selected, strategy, shape, stream);
+  return dispatch_select_sized<std::uint64_t, Call>(fn, temp, temp_bytes, src, count_src, in, out, n, capacity,
+                                                    num_selected, strategy, shape, stream);
 }
 
 }  // namespace streamscan::cuda::detail

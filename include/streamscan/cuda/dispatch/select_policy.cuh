@@ -3,19 +3,48 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
 
 namespace streamscan::cuda {
 
-// The stable single-pass kernel: 256 threads; about 64 bytes of items per
-// thread in registers (16 x 4-byte, 8 x 8-byte, 4 x 16-byte), so every thread
-// has 4-16 independent loads in flight.
-template <std::size_t ItemBytes>
+// The stable single-pass kernel's candidate shapes: threads per block x
+// 16-byte loads in flight per thread (for sources read 16 bytes at a time;
+// others hold `vectors` items, at most 32 elements per thread either way).
+// Named "tTHREADSxVECTORS" in select_options::policy.
+struct select_shape {
+  int threads, vectors;
+};
+inline constexpr select_shape select_shapes[] = {{128, 8}, {256, 8}, {256, 4}, {512, 4}};
+inline constexpr int select_shape_count = sizeof(select_shapes) / sizeof(select_shapes[0]);
+inline constexpr int default_select_shape = 0;
+
+template <int Width, int Shape = default_select_shape>
 struct select_policy {
-  static constexpr int threads = 256;
-  static constexpr int items_per_thread = ItemBytes <= 4 ? 16 : ItemBytes <= 8 ? 8 : 4;
-  static constexpr int tile_items = threads * items_per_thread;
+  static constexpr int threads = select_shapes[Shape].threads;
+  static constexpr int vectors = select_shapes[Shape].vectors * Width > 32 ? (32 / Width > 0 ? 32 / Width : 1)
+                                                                           : select_shapes[Shape].vectors;
+  static constexpr int tile_items = threads * vectors * Width;
   static constexpr unsigned look_back_sleep_ns = 1024;
 };
+
+// The smallest tile of any shape: the tile status words are sized for it.
+template <int Width>
+constexpr std::int64_t smallest_select_tile() {
+  std::int64_t t = select_policy<Width, 0>::tile_items;
+  if (select_policy<Width, 1>::tile_items < t) t = select_policy<Width, 1>::tile_items;
+  if (select_policy<Width, 2>::tile_items < t) t = select_policy<Width, 2>::tile_items;
+  if (select_policy<Width, 3>::tile_items < t) t = select_policy<Width, 3>::tile_items;
+  return t;
+}
+static_assert(select_shape_count == 4, "smallest_select_tile lists every shape");
+
+inline std::string select_shape_name(int index) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "t%dx%d", select_shapes[index].threads, select_shapes[index].vectors);
+  return buf;
+}
 
 // Seed 002's kernels: 128 threads per block (the seed's best on both its
 // GPUs), a warp per 1024-element group.

@@ -48,10 +48,9 @@ __global__ void __launch_bounds__(Policy::threads)
   __shared__ uninitialized<C> shared_prefix;
   const tile_slot t = next_tile<agent_t::tile_items>(tile_counter, n, shared_tile);
   agent_t agent(storage);
-  typename agent_t::item v[agent_t::items];
-  unsigned votes[agent_t::items];
+  typename agent_t::classified c;
   unsigned tile_total = 0;
-  const unsigned warp_before = agent.template classify<P == placement::count>(src, t.base, t.valid, v, votes, tile_total);
+  const unsigned warp_before = agent.classify(src, t.base, t.valid, c, tile_total);
   if (in_place && threadIdx.x == 0) __threadfence();
   streamscan::plus op;
   const maybe<C> prefix = resolve_tile_prefix<look_back_kind::decoupled, Policy::look_back_sleep_ns>(
@@ -61,7 +60,7 @@ __global__ void __launch_bounds__(Policy::threads)
   if (t.last && threadIdx.x == 0 && num_selected != nullptr) *num_selected = before + tile_total;
   if constexpr (P != placement::count) {
     const std::int64_t from = P == placement::rejects_after ? *rejects_from : 0;
-    agent.template scatter<P>(src, t.base, t.valid, v, votes, before + warp_before, n, capacity, from);
+    agent.template scatter<P>(src, t.base, t.valid, c, before + warp_before, n, capacity, from);
   }
 }
 
