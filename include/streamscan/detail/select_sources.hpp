@@ -12,6 +12,7 @@
 //   item load_kept(i)     re-reads a selected element (multi_level's scatter)
 //   bool load_keep(i)     only the classification (counting passes)
 //   void move(item, i, d) writes element i, read as `item`, to output slot d
+//   moves_index           whether move uses i (else kernels need not keep it)
 #pragma once
 
 #include <cstddef>
@@ -59,6 +60,7 @@ template <class InIt, class OutIt, class Pred>
 struct predicate_source {
   using item = value_of<InIt>;
   static constexpr int vector_width = vector_width_of<InIt>();
+  static constexpr bool moves_index = false;
   InIt in;
   OutIt out;
   Pred pred;
@@ -81,6 +83,7 @@ struct flagged_source {
     value_of<InIt> value;
   };
   static constexpr int vector_width = vector_width_of<InIt>();
+  static constexpr bool moves_index = false;
   InIt in;
   FlagIt flags;
   OutIt out;
@@ -117,6 +120,7 @@ template <class FlagIt, class OutIt>
 struct index_source {
   using item = value_of<FlagIt>;
   static constexpr int vector_width = vector_width_of<FlagIt>();
+  static constexpr bool moves_index = true;
   FlagIt flags;
   OutIt out;
   STREAMSCAN_HOST_DEVICE void load_vector(std::int64_t i, item (&v)[vector_width]) const { load_values(flags, i, v); }
@@ -137,6 +141,7 @@ struct pair_source {
     value_of<ValueIt> value;
   };
   static constexpr int vector_width = 1;
+  static constexpr bool moves_index = false;
   KeyIt keys;
   ValueIt values;
   KeyOut keys_out;
@@ -159,6 +164,7 @@ template <class FlagIt>
 struct flag_source {
   using item = value_of<FlagIt>;
   static constexpr int vector_width = vector_width_of<FlagIt>();
+  static constexpr bool moves_index = false;
   FlagIt flags;
   bool invert;
   STREAMSCAN_HOST_DEVICE void load_vector(std::int64_t i, item (&v)[vector_width]) const { load_values(flags, i, v); }

@@ -11,20 +11,19 @@ namespace streamscan::cuda {
 
 // The stable single-pass kernel's candidate shapes: threads per block x
 // 16-byte loads in flight per thread (for sources read 16 bytes at a time;
-// others hold `vectors` items, at most 32 elements per thread either way).
+// others hold `vectors` items; at most 64 elements per thread either way).
 // Named "tTHREADSxVECTORS" in select_options::policy.
 struct select_shape {
   int threads, vectors;
 };
-inline constexpr select_shape select_shapes[] = {{128, 8}, {256, 8}, {256, 4}, {512, 4}};
+inline constexpr select_shape select_shapes[] = {{128, 8}, {256, 8}, {128, 16}, {256, 4}};
 inline constexpr int select_shape_count = sizeof(select_shapes) / sizeof(select_shapes[0]);
 inline constexpr int default_select_shape = 0;
 
 template <int Width, int Shape = default_select_shape>
 struct select_policy {
   static constexpr int threads = select_shapes[Shape].threads;
-  static constexpr int vectors = select_shapes[Shape].vectors * Width > 32 ? (32 / Width > 0 ? 32 / Width : 1)
-                                                                           : select_shapes[Shape].vectors;
+  static constexpr int vectors = select_shapes[Shape].vectors * Width > 64 ? 64 / Width : select_shapes[Shape].vectors;
   static constexpr int tile_items = threads * vectors * Width;
   static constexpr unsigned look_back_sleep_ns = 1024;
 };
