@@ -16,7 +16,7 @@ namespace streamscan::cuda {
 struct select_shape {
   int threads, vectors;
 };
-inline constexpr select_shape select_shapes[] = {{128, 8}, {256, 8}, {128, 16}, {256, 4}};
+inline constexpr select_shape select_shapes[] = {{256, 8}, {512, 8}, {256, 16}, {128, 16}};
 inline constexpr int select_shape_count = sizeof(select_shapes) / sizeof(select_shapes[0]);
 inline constexpr int default_select_shape = 0;
 
