@@ -115,19 +115,32 @@ struct flagged_source {
   STREAMSCAN_HOST_DEVICE void move(const item& it, std::int64_t, std::int64_t d) const { out[d] = it.value; }
 };
 
-// The indices i whose flags[i] is true (seed 002's output).
-template <class FlagIt, class OutIt>
-struct index_source {
+// Elements classified by a stencil alone: only the flags are read (16 at a
+// time for byte flags); `invert` selects the false ones. Moves nothing (the
+// counting passes of split).
+template <class FlagIt>
+struct flag_source {
   using item = value_of<FlagIt>;
   static constexpr int vector_width = vector_width_of<FlagIt>();
-  static constexpr bool moves_index = true;
+  static constexpr bool moves_index = false;
   FlagIt flags;
-  OutIt out;
+  bool invert;
   STREAMSCAN_HOST_DEVICE void load_vector(std::int64_t i, item (&v)[vector_width]) const { load_values(flags, i, v); }
   STREAMSCAN_HOST_DEVICE item load(std::int64_t i) const { return flags[i]; }
-  STREAMSCAN_HOST_DEVICE bool keep(item f) const { return static_cast<bool>(f); }
+  STREAMSCAN_HOST_DEVICE bool keep(const item& f) const { return static_cast<bool>(f) != invert; }
+  STREAMSCAN_HOST_DEVICE item load_kept(std::int64_t i) const { return flags[i]; }
+  STREAMSCAN_HOST_DEVICE bool load_keep(std::int64_t i) const { return keep(flags[i]); }
+  STREAMSCAN_HOST_DEVICE void move(const item&, std::int64_t, std::int64_t) const {}
+};
+
+// The indices i whose flags[i] is true (seed 002's output): a flag source
+// whose move writes the index.
+template <class FlagIt, class OutIt>
+struct index_source : flag_source<FlagIt> {
+  using item = typename flag_source<FlagIt>::item;
+  static constexpr bool moves_index = true;
+  OutIt out;
   STREAMSCAN_HOST_DEVICE item load_kept(std::int64_t) const { return item{}; }  // the index is all it moves
-  STREAMSCAN_HOST_DEVICE bool load_keep(std::int64_t i) const { return static_cast<bool>(flags[i]); }
   STREAMSCAN_HOST_DEVICE void move(const item&, std::int64_t i, std::int64_t d) const {
     out[d] = static_cast<value_of<OutIt>>(i);
   }
@@ -158,22 +171,6 @@ struct pair_source {
   }
 };
 
-// Counting passes over a stencil: only the flags are read (16 at a time for
-// byte flags); `invert` counts the false ones. Moves nothing.
-template <class FlagIt>
-struct flag_source {
-  using item = value_of<FlagIt>;
-  static constexpr int vector_width = vector_width_of<FlagIt>();
-  static constexpr bool moves_index = false;
-  FlagIt flags;
-  bool invert;
-  STREAMSCAN_HOST_DEVICE void load_vector(std::int64_t i, item (&v)[vector_width]) const { load_values(flags, i, v); }
-  STREAMSCAN_HOST_DEVICE item load(std::int64_t i) const { return flags[i]; }
-  STREAMSCAN_HOST_DEVICE bool keep(const item& f) const { return static_cast<bool>(f) != invert; }
-  STREAMSCAN_HOST_DEVICE item load_kept(std::int64_t i) const { return flags[i]; }
-  STREAMSCAN_HOST_DEVICE bool load_keep(std::int64_t i) const { return keep(flags[i]); }
-  STREAMSCAN_HOST_DEVICE void move(const item&, std::int64_t, std::int64_t) const {}
-};
 
 // split_and_segment: (trues, falses) counted together by one segmented scan.
 template <class C>

@@ -30,9 +30,9 @@
 #include <type_traits>
 
 #include "../../detail/select_sources.hpp"
+#include "../../segmented.hpp"
 #include "../../select.hpp"
 #include "../../status.hpp"
-#include "../../segmented.hpp"
 #include "../dispatch/dispatch_select.cuh"
 #include "device_segmented_scan.cuh"
 
@@ -54,8 +54,8 @@ template <class InIt, class OutIt, class Pred>
                                std::int64_t capacity, std::int64_t* num_selected, Pred pred,
                                cudaStream_t stream = nullptr, select_options opt = {}) {
   const streamscan::detail::predicate_source<InIt, OutIt, Pred> src{in, out, pred, false};
-  return detail::dispatch_select<detail::select_call::compaction>("streamscan::cuda::select_if", temp, temp_bytes, src, src, in, out, n, capacity,
-                                 num_selected, stream, opt);
+  return detail::dispatch_select<detail::select_call::compaction>("streamscan::cuda::select_if", temp, temp_bytes, src,
+                                                                  src, in, out, n, capacity, num_selected, stream, opt);
 }
 
 // Keeps in[i] where flags[i] is true. Rejected values are not read.
@@ -66,19 +66,21 @@ template <class InIt, class FlagIt, class OutIt>
   const char* fn = "streamscan::cuda::select_flagged";
   if (status s = detail::check_flags(fn, temp, flags, n); !s) return s;
   const streamscan::detail::flagged_source<InIt, FlagIt, OutIt, false> src{in, flags, out, false};
-  return detail::dispatch_select<detail::select_call::compaction>(fn, temp, temp_bytes, src, src, in, out, n, capacity, num_selected, stream, opt);
+  return detail::dispatch_select<detail::select_call::compaction>(fn, temp, temp_bytes, src, src, in, out, n, capacity,
+                                                                  num_selected, stream, opt);
 }
 
 // Writes the indices i where flags[i] is true (seed 002's output).
 template <class FlagIt, class OutIt>
 [[nodiscard]] status select_indices(void* temp, std::size_t& temp_bytes, FlagIt flags, OutIt out, std::int64_t n,
-                                    std::int64_t capacity, std::int64_t* num_selected,
-                                    cudaStream_t stream = nullptr, select_options opt = {}) {
+                                    std::int64_t capacity, std::int64_t* num_selected, cudaStream_t stream = nullptr,
+                                    select_options opt = {}) {
   static_assert(std::is_integral_v<typename std::iterator_traits<OutIt>::value_type>,
                 "streamscan::cuda::select_indices: the output holds integer indices");
-  const streamscan::detail::index_source<FlagIt, OutIt> src{flags, out};
-  return detail::dispatch_select<detail::select_call::compaction>("streamscan::cuda::select_indices", temp, temp_bytes, src, src, flags, out, n, capacity,
-                                 num_selected, stream, opt);
+  const streamscan::detail::index_source<FlagIt, OutIt> src{{flags, false}, out};
+  return detail::dispatch_select<detail::select_call::compaction>("streamscan::cuda::select_indices", temp, temp_bytes,
+                                                                  src, src, flags, out, n, capacity, num_selected,
+                                                                  stream, opt);
 }
 
 // Selected first (input order), then rejected (reverse input order). One pass.
@@ -87,7 +89,8 @@ template <class InIt, class OutIt, class Pred>
                                std::int64_t* num_selected, Pred pred, cudaStream_t stream = nullptr,
                                select_options opt = {}) {
   const streamscan::detail::predicate_source<InIt, OutIt, Pred> src{in, out, pred, false};
-  return detail::dispatch_select<detail::select_call::partition>("streamscan::cuda::partition", temp, temp_bytes, src, src, in, out, n, n, num_selected, stream, opt);
+  return detail::dispatch_select<detail::select_call::partition>("streamscan::cuda::partition", temp, temp_bytes, src,
+                                                                 src, in, out, n, n, num_selected, stream, opt);
 }
 
 // Selected first, then rejected, both in input order. Two passes.
@@ -96,32 +99,33 @@ template <class InIt, class OutIt, class Pred>
                                       std::int64_t* num_selected, Pred pred, cudaStream_t stream = nullptr,
                                       select_options opt = {}) {
   const streamscan::detail::predicate_source<InIt, OutIt, Pred> src{in, out, pred, false};
-  return detail::dispatch_select<detail::select_call::stable>("streamscan::cuda::stable_partition", temp, temp_bytes, src, src, in, out, n, n,
-                                 num_selected, stream, opt);
+  return detail::dispatch_select<detail::select_call::stable>("streamscan::cuda::stable_partition", temp, temp_bytes,
+                                                              src, src, in, out, n, n, num_selected, stream, opt);
 }
 
 namespace detail {
 template <select_call Call, class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
-status partition_pairs(const char* fn, void* temp, std::size_t& temp_bytes, KeyIt keys,
-                       ValueIt values, KeyOut keys_out, ValueOut values_out, std::int64_t n,
-                       std::int64_t* num_selected, Pred pred, cudaStream_t stream, select_options opt) {
+status partition_pairs(const char* fn, void* temp, std::size_t& temp_bytes, KeyIt keys, ValueIt values, KeyOut keys_out,
+                       ValueOut values_out, std::int64_t n, std::int64_t* num_selected, Pred pred, cudaStream_t stream,
+                       select_options opt) {
   if (status s = streamscan::detail::validate_range_args(fn, values, values_out, n, temp == nullptr); !s) return s;
   if (n > 0 && same_range(values, values_out))
-    return streamscan::detail::invalid_argument(fn, "arguments 'values' and 'values_out' are the same: this call cannot run in place");
-  const streamscan::detail::pair_source<KeyIt, ValueIt, KeyOut, ValueOut, Pred> src{keys, values, keys_out,
-                                                                                     values_out, pred};
+    return streamscan::detail::invalid_argument(
+        fn, "arguments 'values' and 'values_out' are the same: this call cannot run in place");
+  const streamscan::detail::pair_source<KeyIt, ValueIt, KeyOut, ValueOut, Pred> src{keys, values, keys_out, values_out,
+                                                                                    pred};
   return dispatch_select<Call>(fn, temp, temp_bytes, src, src, keys, keys_out, n, n, num_selected, stream, opt);
 }
 }  // namespace detail
 
 // Key-value partition (CUB's order, as partition): the keys decide, the values follow.
 template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
-[[nodiscard]] status partition_pairs(void* temp, std::size_t& temp_bytes, KeyIt keys, ValueIt values,
-                                     KeyOut keys_out, ValueOut values_out, std::int64_t n,
-                                     std::int64_t* num_selected, Pred pred, cudaStream_t stream = nullptr,
-                                     select_options opt = {}) {
-  return detail::partition_pairs<detail::select_call::partition>("streamscan::cuda::partition_pairs", temp,
-                                 temp_bytes, keys, values, keys_out, values_out, n, num_selected, pred, stream, opt);
+[[nodiscard]] status partition_pairs(void* temp, std::size_t& temp_bytes, KeyIt keys, ValueIt values, KeyOut keys_out,
+                                     ValueOut values_out, std::int64_t n, std::int64_t* num_selected, Pred pred,
+                                     cudaStream_t stream = nullptr, select_options opt = {}) {
+  return detail::partition_pairs<detail::select_call::partition>("streamscan::cuda::partition_pairs", temp, temp_bytes,
+                                                                 keys, values, keys_out, values_out, n, num_selected,
+                                                                 pred, stream, opt);
 }
 
 // Key-value stable partition (as stable_partition).
@@ -131,7 +135,8 @@ template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
                                             std::int64_t* num_selected, Pred pred, cudaStream_t stream = nullptr,
                                             select_options opt = {}) {
   return detail::partition_pairs<detail::select_call::stable>("streamscan::cuda::stable_partition_pairs", temp,
-                                 temp_bytes, keys, values, keys_out, values_out, n, num_selected, pred, stream, opt);
+                                                              temp_bytes, keys, values, keys_out, values_out, n,
+                                                              num_selected, pred, stream, opt);
 }
 
 // split (seed 003 2.3.3): flags[i] false first, then true, both in input
@@ -142,15 +147,17 @@ template <class InIt, class FlagIt, class OutIt>
                            std::int64_t* num_false, cudaStream_t stream = nullptr, select_options opt = {}) {
   const char* fn = "streamscan::cuda::split";
   if (status s = detail::check_flags(fn, temp, flags, n); !s) return s;
-  const streamscan::detail::flagged_source<InIt, FlagIt, OutIt, true> src{in, flags, out, true};  // "selected" = false flags
+  const streamscan::detail::flagged_source<InIt, FlagIt, OutIt, true> src{in, flags, out,
+                                                                          true};  // "selected" = false flags
   const streamscan::detail::flag_source<FlagIt> count_src{flags, true};  // the counting pass reads only the flags
-  return detail::dispatch_select<detail::select_call::stable>(fn, temp, temp_bytes, src, count_src, in, out, n, n, num_false, stream, opt);
+  return detail::dispatch_select<detail::select_call::stable>(fn, temp, temp_bytes, src, count_src, in, out, n, n,
+                                                              num_false, stream, opt);
 }
 
 namespace detail {
 template <class C, class InIt, class FlagIt, class OutIt, class HeadOut>
-status split_and_segment(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, FlagIt flags,
-                         head_flags heads, OutIt out, HeadOut heads_out, std::int64_t n, cudaStream_t stream) {
+status split_and_segment(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, FlagIt flags, head_flags heads,
+                         OutIt out, HeadOut heads_out, std::int64_t n, cudaStream_t stream) {
   using counts = streamscan::detail::true_false_counts<C>;
   const streamscan::detail::true_false_input<FlagIt, C> tf(flags);
   const counts zero{C(0), C(0)};
@@ -160,9 +167,11 @@ status split_and_segment(const char* fn, void* temp, std::size_t& temp_bytes, In
   // Both scans take their temp after the two count arrays; one size fits both.
   auto scans = [&](void* t, std::size_t& b) {
     const segmented_options fwd{scan_direction::forward, {}}, bwd{scan_direction::backward, {}};
-    status s = segmented_exclusive_scan(t, b, tf, before, n, heads, zero, streamscan::detail::add_counts{}, stream, fwd);
+    status s =
+        segmented_exclusive_scan(t, b, tf, before, n, heads, zero, streamscan::detail::add_counts{}, stream, fwd);
     std::size_t b2 = b;
-    if (s) s = segmented_exclusive_scan(t, b2, tf, after, n, heads, zero, streamscan::detail::add_counts{}, stream, bwd);
+    if (s)
+      s = segmented_exclusive_scan(t, b2, tf, after, n, heads, zero, streamscan::detail::add_counts{}, stream, bwd);
     if (s && t == nullptr) b = b > b2 ? b : b2;
     return s;
   };
@@ -181,7 +190,8 @@ status split_and_segment(const char* fn, void* temp, std::size_t& temp_bytes, In
   if (status s = scans(p + 2 * array_bytes, scan_bytes); !s) return s;
   const std::int64_t blocks = (n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536;
   return launch(fn, "split_and_segment_kernel", split_and_segment_kernel<InIt, FlagIt, OutIt, HeadOut, C>, blocks, 256,
-                stream, in, flags, out, heads_out, n, static_cast<const counts*>(before), static_cast<const counts*>(after));
+                stream, in, flags, out, heads_out, n, static_cast<const counts*>(before),
+                static_cast<const counts*>(after));
 }
 }  // namespace detail
 

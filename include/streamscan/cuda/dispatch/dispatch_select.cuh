@@ -94,7 +94,8 @@ status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes
   std::size_t required = 256;
   if (strategy == select_strategy::stable) {  // sized for the smallest tile of any shape (and of the counting pass)
     std::int64_t tile = smallest_select_tile<Source::vector_width>();
-    if (smallest_select_tile<CountSource::vector_width>() < tile) tile = smallest_select_tile<CountSource::vector_width>();
+    if (smallest_select_tile<CountSource::vector_width>() < tile)
+      tile = smallest_select_tile<CountSource::vector_width>();
     required += tile_status<C>::bytes((n + tile - 1) / tile);
   } else if (strategy == select_strategy::multi_level) {
     if (status s = dispatch_scan<C>(fn, nullptr, scan_bytes, static_cast<const C*>(nullptr), static_cast<C*>(nullptr),
@@ -138,46 +139,48 @@ status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes
   if constexpr (Call != select_call::compaction) {
     return visit_candidate<select_shape_count>(shape, run);
   } else {
-  switch (strategy) {
-    case select_strategy::stable:
-      return visit_candidate<select_shape_count>(shape, run);
-    case select_strategy::multi_level: {
-      auto* pred = reinterpret_cast<unsigned*>(bytes);
-      auto* counter = reinterpret_cast<C*>(bytes + pred_bytes);
-      const std::int64_t blocks = (groups * 32 + seed002_policy::threads - 1) / seed002_policy::threads;
-      status s = launch(fn, "multi_level_count_kernel", multi_level_count_kernel<Source, C>, blocks,
-                        seed002_policy::threads, stream, src, n, pred, counter);
-      if (s) s = dispatch_scan<C>(fn, bytes + pred_bytes + counter_bytes, scan_bytes, static_cast<const C*>(counter),
-                                  counter, groups, streamscan::plus{}, maybe<C>{C(0), false}, scan_mode::inclusive,
-                                  stream, scan_options{scan_strategy::decoupled_lookback});
-      if (s) s = launch(fn, "multi_level_scatter_kernel", multi_level_scatter_kernel<Source, C>, blocks,
-                        seed002_policy::threads, stream, src, n, capacity, static_cast<const unsigned*>(pred),
-                        static_cast<const C*>(counter), num_selected);
-      return s;
-    }
-    default: {  // hybrid, warp_atomic: a global slot counter
-      auto* counter = reinterpret_cast<unsigned long long*>(bytes);
-      status s = reset(fn, counter, sizeof(*counter), stream, "resetting the slot counter (cudaMemsetAsync)");
-      if (s && strategy == select_strategy::hybrid) {
+    switch (strategy) {
+      case select_strategy::stable:
+        return visit_candidate<select_shape_count>(shape, run);
+      case select_strategy::multi_level: {
+        auto* pred = reinterpret_cast<unsigned*>(bytes);
+        auto* counter = reinterpret_cast<C*>(bytes + pred_bytes);
         const std::int64_t blocks = (groups * 32 + seed002_policy::threads - 1) / seed002_policy::threads;
-        s = launch(fn, "hybrid_select_kernel", hybrid_select_kernel<Source>, blocks, seed002_policy::threads, stream,
-                   src, n, capacity, counter);
-      } else if (s) {
-        const std::int64_t wanted = (n + seed002_policy::threads - 1) / seed002_policy::threads;
-        const std::int64_t blocks = wanted < (std::int64_t{1} << 30) ? wanted : (std::int64_t{1} << 30);
-        s = launch(fn, "warp_atomic_select_kernel", warp_atomic_select_kernel<Source>, blocks, seed002_policy::threads,
-                   stream, src, n, capacity, counter);
+        status s = launch(fn, "multi_level_count_kernel", multi_level_count_kernel<Source, C>, blocks,
+                          seed002_policy::threads, stream, src, n, pred, counter);
+        if (s)
+          s = dispatch_scan<C>(fn, bytes + pred_bytes + counter_bytes, scan_bytes, static_cast<const C*>(counter),
+                               counter, groups, streamscan::plus{}, maybe<C>{C(0), false}, scan_mode::inclusive, stream,
+                               scan_options{scan_strategy::decoupled_lookback});
+        if (s)
+          s = launch(fn, "multi_level_scatter_kernel", multi_level_scatter_kernel<Source, C>, blocks,
+                     seed002_policy::threads, stream, src, n, capacity, static_cast<const unsigned*>(pred),
+                     static_cast<const C*>(counter), num_selected);
+        return s;
       }
-      if (s)
-        if (const cudaError_t e = cudaMemcpyAsync(num_selected, counter, sizeof(std::int64_t), cudaMemcpyDeviceToDevice,
-                                                  stream);
-            e != cudaSuccess) {
-          cudaGetLastError();
-          return cuda_status(fn, "copying the selected count (cudaMemcpyAsync)", e);
+      default: {  // hybrid, warp_atomic: a global slot counter
+        auto* counter = reinterpret_cast<unsigned long long*>(bytes);
+        status s = reset(fn, counter, sizeof(*counter), stream, "resetting the slot counter (cudaMemsetAsync)");
+        if (s && strategy == select_strategy::hybrid) {
+          const std::int64_t blocks = (groups * 32 + seed002_policy::threads - 1) / seed002_policy::threads;
+          s = launch(fn, "hybrid_select_kernel", hybrid_select_kernel<Source>, blocks, seed002_policy::threads, stream,
+                     src, n, capacity, counter);
+        } else if (s) {
+          const std::int64_t wanted = (n + seed002_policy::threads - 1) / seed002_policy::threads;
+          const std::int64_t blocks = wanted < (std::int64_t{1} << 30) ? wanted : (std::int64_t{1} << 30);
+          s = launch(fn, "warp_atomic_select_kernel", warp_atomic_select_kernel<Source>, blocks,
+                     seed002_policy::threads, stream, src, n, capacity, counter);
         }
-      return s;
+        if (s)
+          if (const cudaError_t e =
+                  cudaMemcpyAsync(num_selected, counter, sizeof(std::int64_t), cudaMemcpyDeviceToDevice, stream);
+              e != cudaSuccess) {
+            cudaGetLastError();
+            return cuda_status(fn, "copying the selected count (cudaMemcpyAsync)", e);
+          }
+        return s;
+      }
     }
-  }
   }
 }
 
@@ -193,12 +196,16 @@ status dispatch_select(const char* fn, void* temp, std::size_t& temp_bytes, cons
   using streamscan::detail::invalid_argument;
   select_strategy strategy = opt.strategy;
   switch (strategy) {
-    case select_strategy::automatic: strategy = select_strategy::stable; break;
+    case select_strategy::automatic:
+      strategy = select_strategy::stable;
+      break;
     case select_strategy::stable:
     case select_strategy::multi_level:
     case select_strategy::hybrid:
-    case select_strategy::warp_atomic: break;
-    default: return invalid_argument(fn, "argument 'options.strategy' is not a strategy this build knows");
+    case select_strategy::warp_atomic:
+      break;
+    default:
+      return invalid_argument(fn, "argument 'options.strategy' is not a strategy this build knows");
   }
   if (call != select_call::compaction && strategy != select_strategy::stable)
     return invalid_argument(fn, std::string("argument 'options.strategy': ") + to_string(strategy) +
@@ -207,7 +214,8 @@ status dispatch_select(const char* fn, void* temp, std::size_t& temp_bytes, cons
   if (status s = choose_select_shape(fn, opt.policy, shape); !s) return s;
   if (status s = streamscan::detail::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
   if (capacity < 0) return invalid_argument(fn, "argument 'capacity' is negative (" + std::to_string(capacity) + ")");
-  if (temp != nullptr && num_selected == nullptr) return invalid_argument(fn, "argument 'num_selected' is a null pointer");
+  if (temp != nullptr && num_selected == nullptr)
+    return invalid_argument(fn, "argument 'num_selected' is a null pointer");
   // Only the stable single pass may run in place: it writes each element at
   // or below its own position after every earlier tile has read its input.
   if (n > 0 && same_range(in, out) && (call != select_call::compaction || strategy != select_strategy::stable))
