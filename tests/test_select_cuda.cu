@@ -5,6 +5,8 @@
 
 #include "common/types.hpp"
 
+#include <algorithm>
+
 STREAMSCAN_SELECT_TESTS(select_cuda, streamscan_test::cuda_backend)
 
 namespace {
@@ -145,6 +147,42 @@ TEST(select_cuda_shapes, EveryShapeAtItsTileEdges) {
       }, split, static_cast<std::int64_t>(rejected.size()));
     }
   }
+}
+
+// The convenience forms: scratch allocated for the call, the count returned.
+TEST(select_cuda_convenience, CountsComeBack) {
+  if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
+  const std::int64_t n = 100003;
+  std::vector<int> in(n);
+  std::vector<unsigned char> flags(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    in[i] = static_cast<int>((i * 7919) % 1000);
+    flags[i] = in[i] < 300;
+  }
+  std::vector<int> kept, rejected;
+  for (std::int64_t i = 0; i < n; ++i) (flags[i] ? kept : rejected).push_back(in[i]);
+  device_buffer<int> d_in(n), d_out(n);
+  device_buffer<unsigned char> d_flags(n);
+  d_in.upload(in);
+  d_flags.upload(flags);
+  const int* src = d_in.get();
+  auto out = [&] {
+    std::vector<int> h;
+    d_out.download(h);
+    return h;
+  };
+  const auto k = static_cast<std::int64_t>(kept.size());
+  EXPECT_EQ(ss::cuda::select_if(src, d_out.get(), n, n, below300{}), k);
+  EXPECT_TRUE(std::equal(kept.begin(), kept.end(), out().begin()));
+  EXPECT_EQ(ss::cuda::select_flagged(src, d_flags.get(), d_out.get(), n, k / 2), k);  // capacity short: count still k
+  EXPECT_EQ(ss::cuda::partition(src, d_out.get(), n, below300{}), k);
+  EXPECT_EQ(ss::cuda::stable_partition(src, d_out.get(), n, below300{}), k);
+  std::vector<int> want = kept;
+  want.insert(want.end(), rejected.begin(), rejected.end());
+  EXPECT_EQ(out(), want);
+  EXPECT_EQ(ss::cuda::split(src, static_cast<const unsigned char*>(d_flags.get()), d_out.get(), n),
+            static_cast<std::int64_t>(rejected.size()));
+  EXPECT_THROW(ss::cuda::select_if(src, d_out.get(), n, -1, below300{}), ss::error);
 }
 
 TEST(select_cuda_errors, BadArgumentsAreNamedAndNothingIsWritten) {

@@ -34,6 +34,7 @@
 #include "../../select.hpp"
 #include "../../status.hpp"
 #include "../dispatch/dispatch_select.cuh"
+#include "device_scan.cuh"
 #include "device_segmented_scan.cuh"
 
 namespace streamscan::cuda {
@@ -220,6 +221,86 @@ template <class InIt, class FlagIt, class OutIt, class HeadOut>
   if (n < (std::int64_t{1} << 32) - 1)
     return detail::split_and_segment<std::uint32_t>(fn, temp, temp_bytes, in, flags, heads, out, heads_out, n, stream);
   return detail::split_and_segment<std::uint64_t>(fn, temp, temp_bytes, in, flags, heads, out, heads_out, n, stream);
+}
+
+// ---- convenience forms ----
+// Stream-ordered scratch (cudaMallocAsync), and the count comes back to the
+// host: these wait for the stream. Errors are thrown (streamscan::error).
+
+namespace detail {
+// Runs `two_phase(temp, bytes, d_count)` with scratch holding a device count
+// after the temp storage; returns the count.
+template <class TwoPhase>
+std::int64_t with_count(const char* fn, cudaStream_t stream, TwoPhase two_phase) {
+  std::int64_t count = 0;
+  with_scratch(fn, stream, [&](void* temp, std::size_t& bytes) {
+    if (temp == nullptr) {
+      status s = two_phase(nullptr, bytes, nullptr);
+      bytes += 2 * sizeof(std::int64_t);  // room for an aligned count
+      return s;
+    }
+    const auto at = (reinterpret_cast<std::uintptr_t>(temp) + bytes - 2 * sizeof(std::int64_t) + 7) / 8 * 8;
+    auto* d_count = reinterpret_cast<std::int64_t*>(at);
+    std::size_t inner = bytes - 2 * sizeof(std::int64_t);
+    status s = two_phase(temp, inner, d_count);
+    if (!s) return s;
+    if (const cudaError_t e = cudaMemcpyAsync(&count, d_count, sizeof count, cudaMemcpyDeviceToHost, stream);
+        e != cudaSuccess) {
+      cudaGetLastError();
+      return cuda_status(fn, "copying the count to the host (cudaMemcpyAsync)", e);
+    }
+    if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess) {
+      cudaGetLastError();
+      return cuda_status(fn, "waiting for the stream (cudaStreamSynchronize)", e);
+    }
+    return status::ok();
+  });
+  return count;
+}
+}  // namespace detail
+
+// Returns how many were selected (may exceed capacity; at most capacity are written).
+template <class InIt, class OutIt, class Pred, class = std::enable_if_t<streamscan::detail::is_iterator_v<InIt>>>
+std::int64_t select_if(InIt in, OutIt out, std::int64_t n, std::int64_t capacity, Pred pred,
+                       cudaStream_t stream = nullptr, select_options opt = {}) {
+  return detail::with_count("streamscan::cuda::select_if", stream, [&](void* t, std::size_t& b, std::int64_t* c) {
+    return select_if(t, b, in, out, n, capacity, c, pred, stream, opt);
+  });
+}
+
+template <class InIt, class FlagIt, class OutIt, class = std::enable_if_t<streamscan::detail::is_iterator_v<InIt>>>
+std::int64_t select_flagged(InIt in, FlagIt flags, OutIt out, std::int64_t n, std::int64_t capacity,
+                            cudaStream_t stream = nullptr, select_options opt = {}) {
+  return detail::with_count("streamscan::cuda::select_flagged", stream, [&](void* t, std::size_t& b, std::int64_t* c) {
+    return select_flagged(t, b, in, flags, out, n, capacity, c, stream, opt);
+  });
+}
+
+// Returns the selected count (where the rejected begin).
+template <class InIt, class OutIt, class Pred, class = std::enable_if_t<streamscan::detail::is_iterator_v<InIt>>>
+std::int64_t partition(InIt in, OutIt out, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
+                       select_options opt = {}) {
+  return detail::with_count("streamscan::cuda::partition", stream, [&](void* t, std::size_t& b, std::int64_t* c) {
+    return partition(t, b, in, out, n, c, pred, stream, opt);
+  });
+}
+
+template <class InIt, class OutIt, class Pred, class = std::enable_if_t<streamscan::detail::is_iterator_v<InIt>>>
+std::int64_t stable_partition(InIt in, OutIt out, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
+                              select_options opt = {}) {
+  return detail::with_count("streamscan::cuda::stable_partition", stream,
+                            [&](void* t, std::size_t& b, std::int64_t* c) {
+                              return stable_partition(t, b, in, out, n, c, pred, stream, opt);
+                            });
+}
+
+// Returns the false count (where the trues begin).
+template <class InIt, class FlagIt, class OutIt, class = std::enable_if_t<streamscan::detail::is_iterator_v<InIt>>>
+std::int64_t split(InIt in, FlagIt flags, OutIt out, std::int64_t n, cudaStream_t stream = nullptr,
+                   select_options opt = {}) {
+  return detail::with_count("streamscan::cuda::split", stream, [&](void* t, std::size_t& b, std::int64_t* c) {
+    return split(t, b, in, flags, out, n, c, stream, opt);
+  });
 }
 
 }  // namespace streamscan::cuda
