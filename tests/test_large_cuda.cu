@@ -112,3 +112,52 @@ TEST(large_cuda, segmented_past_two_to_the_31) {
 }
 
 }  // namespace
+
+namespace {
+struct byte_below {
+  std::uint8_t limit;
+  __host__ __device__ bool operator()(std::uint8_t x) const { return x < limit; }
+};
+}  // namespace
+
+// Compaction past 2^32 elements (the 64-bit count and its split status words)
+// and partition past 2^31 (32-bit counts, 64-bit positions): uint8 values from
+// the index hash, every output byte checked on the host.
+TEST(large_cuda, select_past_two_to_the_32) {
+  if (!st::gpu_present()) GTEST_SKIP() << "cuda back end unavailable: no GPU";
+  auto rng = st::make_rng("large_cuda_select");
+  const std::int64_t n = (std::int64_t{1} << 32) + 777 + static_cast<std::int64_t>(rng() % 100000);
+  const std::int64_t m = (std::int64_t{1} << 31) + 333 + static_cast<std::int64_t>(rng() % 100000);
+  size_t free_bytes = 0, total_bytes = 0;
+  STREAMSCAN_TEST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < static_cast<size_t>(n) + (size_t{2} << 30)) GTEST_SKIP() << "needs 7 GiB of free GPU memory";
+  const hashed_bytes in{rng(), 0};
+  const byte_below pred{64};  // about a quarter
+  st::device_buffer<std::uint8_t> out(static_cast<std::size_t>(n));
+  {
+    SCOPED_TRACE("select_if seed " + std::to_string(st::global_seed()) + " n=" + std::to_string(n));
+    STREAMSCAN_TEST_CUDA(cudaMemset(out.get(), st::poison_byte, static_cast<std::size_t>(n)));
+    const std::int64_t k = ss::cuda::select_if(in, out.get(), n, n, pred);
+    std::vector<std::uint8_t> host;
+    out.download(host);
+    std::int64_t want = 0, mismatches = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+      if (pred(in[i]) && host[static_cast<std::size_t>(want++)] != in[i]) ++mismatches;
+    EXPECT_EQ(k, want);
+    EXPECT_EQ(mismatches, 0);
+    EXPECT_EQ(host[static_cast<std::size_t>(want)], st::poison_byte) << "written past the selected";
+  }
+  {
+    SCOPED_TRACE("partition seed " + std::to_string(st::global_seed()) + " m=" + std::to_string(m));
+    const std::int64_t k = ss::cuda::partition(in, out.get(), m, pred);
+    std::vector<std::uint8_t> host;
+    out.download(host);
+    std::int64_t selected = 0, rejected = 0, mismatches = 0;
+    for (std::int64_t i = 0; i < m; ++i) {
+      const std::size_t at = static_cast<std::size_t>(pred(in[i]) ? selected++ : m - 1 - rejected++);
+      if (host[at] != in[i]) ++mismatches;
+    }
+    EXPECT_EQ(k, selected);
+    EXPECT_EQ(mismatches, 0);
+  }
+}
