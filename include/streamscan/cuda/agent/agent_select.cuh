@@ -81,7 +81,12 @@ class agent_select {
       c.kept[j] = bits;
       lane_count += static_cast<unsigned>(__popc(bits));
     }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const int warp_count = static_cast<int>(__reduce_add_sync(0xffffffffu, lane_count));
+#else  // no warp-reduce instruction before sm_80
+    for (int d = 16; d > 0; d >>= 1) lane_count += __shfl_xor_sync(0xffffffffu, lane_count, d);
+    const int warp_count = static_cast<int>(lane_count);
+#endif
     int total = 0;
     const int before = block_counts(s_.counts).warps_before(warp_count, true, total);
     tile_total = static_cast<unsigned>(total);
