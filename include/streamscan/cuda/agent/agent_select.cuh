@@ -56,10 +56,8 @@ class agent_select {
 
   __device__ explicit agent_select(temp_storage& s) : s_(s) {}
 
-  // Reads and classifies tile elements [0, valid) of the tile at `base`.
-  // Returns the number selected in the tile before this warp; `tile_total`
-  // gets the tile's.
-  __device__ unsigned classify(const Source& src, std::int64_t base, int valid, classified& c, unsigned& tile_total) {
+  // Issues the reads of tile elements [0, valid) of the tile at `base`.
+  __device__ static void load(const Source& src, std::int64_t base, int valid, classified& c) {
     const int first = warp_first();
     if (valid == tile_items) {  // all loads issued before any is used
 #pragma unroll
@@ -71,6 +69,13 @@ class agent_select {
         for (int q = 0; q < width; ++q)
           if (first + 32 * width * j + q < valid) c.v[j][q] = src.load(base + first + 32 * width * j + q);
     }
+  }
+
+  // Classifies the loaded elements [0, valid) of a tile. Returns the number
+  // selected in the tile before this warp; `tile_total` gets the tile's. One
+  // block barrier.
+  __device__ unsigned classify(const Source& src, int valid, classified& c, unsigned& tile_total) {
+    const int first = warp_first();
     unsigned lane_count = 0;
 #pragma unroll
     for (int j = 0; j < vectors; ++j) {

@@ -12,40 +12,52 @@ namespace streamscan::cuda {
 // The stable single-pass kernel's candidate shapes: threads per block x
 // 16-byte loads in flight per thread (for sources read 16 bytes at a time;
 // others hold `vectors` items; at most 64 elements per thread either way).
-// Named "tTHREADSxVECTORS" in select_options::policy.
+// Named "tTHREADSxVECTORS" in select_options::policy. Persistent shapes
+// ("pTHREADSxVECTORS") launch only as many blocks as fit on the GPU; each
+// block loops over tiles and issues the loads of its next tile before it looks
+// back for the current one, so its loads stay in flight through the look-back.
 struct select_shape {
   int threads, vectors;
+  bool persistent;
 };
 // Default 512 x 8: fastest at every fraction on an H200 (docs/performance.md,
 // 2^28 int32: 0.533 / 0.651 / 0.865 ms at 5 / 50 / 95% selected, against 0.597 /
 // 0.677 / 0.875 for 256 x 8; tiles of 4096 elements ran 1.5x slower: each tile
-// pays a fixed tile-id + look-back latency).
-inline constexpr select_shape select_shapes[] = {{512, 8}, {256, 8}, {256, 16}, {128, 16}};
+// pays a fixed tile-id + look-back latency). The persistent shapes are not
+// measured yet (written 2026-11-22 after that session's GPU time ran out).
+inline constexpr select_shape select_shapes[] = {{512, 8, false}, {256, 8, false}, {256, 16, false},
+                                                 {128, 16, false}, {256, 8, true},  {256, 4, true}};
 inline constexpr int select_shape_count = sizeof(select_shapes) / sizeof(select_shapes[0]);
 inline constexpr int default_select_shape = 0;
+
+constexpr int select_vectors(const select_shape& shape, int width) {
+  return shape.vectors * width > 64 ? 64 / width : shape.vectors;
+}
 
 template <int Width, int Shape = default_select_shape>
 struct select_policy {
   static constexpr int threads = select_shapes[Shape].threads;
-  static constexpr int vectors = select_shapes[Shape].vectors * Width > 64 ? 64 / Width : select_shapes[Shape].vectors;
+  static constexpr int vectors = select_vectors(select_shapes[Shape], Width);
   static constexpr int tile_items = threads * vectors * Width;
+  static constexpr bool persistent = select_shapes[Shape].persistent;
   static constexpr unsigned look_back_sleep_ns = 1024;
 };
 
 // The smallest tile of any shape: the tile status words are sized for it.
 template <int Width>
 constexpr std::int64_t smallest_select_tile() {
-  std::int64_t t = select_policy<Width, 0>::tile_items;
-  if (select_policy<Width, 1>::tile_items < t) t = select_policy<Width, 1>::tile_items;
-  if (select_policy<Width, 2>::tile_items < t) t = select_policy<Width, 2>::tile_items;
-  if (select_policy<Width, 3>::tile_items < t) t = select_policy<Width, 3>::tile_items;
+  std::int64_t t = std::int64_t{1} << 40;
+  for (const auto& shape : select_shapes) {
+    const std::int64_t items = std::int64_t{shape.threads} * select_vectors(shape, Width) * Width;
+    t = items < t ? items : t;
+  }
   return t;
 }
-static_assert(select_shape_count == 4, "smallest_select_tile lists every shape");
 
 inline std::string select_shape_name(int index) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "t%dx%d", select_shapes[index].threads, select_shapes[index].vectors);
+  std::snprintf(buf, sizeof buf, "%c%dx%d", select_shapes[index].persistent ? 'p' : 't', select_shapes[index].threads,
+                select_shapes[index].vectors);
   return buf;
 }
 
