@@ -30,6 +30,10 @@ struct cpu_backend {
   static std::int64_t tile_items(streamscan::scan_strategy) {
     return streamscan::cpu::default_scan_policy.chunk_items;
   }
+  template <class A>
+  static std::int64_t segmented_tile_items() {
+    return streamscan::cpu::default_scan_policy.chunk_items;
+  }
 
   static constexpr bool has_split_and_segment = true;
   static constexpr bool compaction_in_place = true;

@@ -32,6 +32,11 @@ struct cuda_backend {
   static std::int64_t tile_items(streamscan::scan_strategy strategy) {
     return streamscan::cuda::scan_tile_items<A>(strategy);
   }
+  // The dedicated segmented kernel's tile (default shape).
+  template <class A>
+  static std::int64_t segmented_tile_items() {
+    return streamscan::cuda::segmented_tile_items(streamscan::cuda::default_segmented_shape, sizeof(A));
+  }
 
   static constexpr bool has_split_and_segment = true;
   static constexpr bool compaction_in_place = true;     // the stable single pass
@@ -157,35 +162,44 @@ struct cuda_backend {
                             std::vector<A>& out, Op op, A init) {
     namespace ss = streamscan;
     const auto n = static_cast<std::int64_t>(in.size());
-    device_buffer<A> d_in(in.size()), d_out(out.size());
-    d_in.upload(in);
-    d_out.upload(req.in_place ? in : out);  // out arrives poisoned
-    const A* src = req.in_place ? d_out.get() : d_in.get();
+    // `offset` elements of padding before in and out (misaligned pointers).
+    const std::size_t pad = static_cast<std::size_t>(req.offset);
+    const A pad_value = out.empty() ? A{} : out[0];  // poison
+    auto padded = [&](const std::vector<A>& v) {
+      std::vector<A> p(pad + v.size(), pad_value);
+      std::copy(v.begin(), v.end(), p.begin() + static_cast<std::ptrdiff_t>(pad));
+      return p;
+    };
+    device_buffer<A> d_in(pad + in.size()), d_out(pad + out.size());
+    d_in.upload(padded(in));
+    d_out.upload(padded(req.in_place ? in : out));  // out arrives poisoned
+    A* dst = d_out.get() + pad;
+    const A* src = req.in_place ? dst : d_in.get() + pad;
     device_buffer<unsigned char> d_flags(segs.flags.size());
     device_buffer<std::uint32_t> d_bits(segs.bits.size());
     device_buffer<std::int64_t> d_offsets(segs.offsets.size());
     d_flags.upload(segs.flags);
     d_bits.upload(segs.bits);
     d_offsets.upload(segs.offsets);
-    const ss::segmented_options opt{req.direction, {req.strategy}};
+    const ss::segmented_options opt{req.direction, {req.strategy, req.policy}};
     const cudaStream_t stream = test_stream();
     auto call = [&](auto segments) {
       std::size_t bytes = 0;
       auto invoke = [&](void* temp) {
         switch (req.kind) {
           case seg_kind::inclusive:
-            return ss::cuda::segmented_inclusive_scan(temp, bytes, src, d_out.get(), n, segments, op, stream, opt);
+            return ss::cuda::segmented_inclusive_scan(temp, bytes, src, dst, n, segments, op, stream, opt);
           case seg_kind::inclusive_init:
-            return ss::cuda::segmented_inclusive_scan_init(temp, bytes, src, d_out.get(), n, segments, op, init,
+            return ss::cuda::segmented_inclusive_scan_init(temp, bytes, src, dst, n, segments, op, init,
                                                            stream, opt);
           case seg_kind::exclusive:
-            return ss::cuda::segmented_exclusive_scan(temp, bytes, src, d_out.get(), n, segments, init, op, stream,
+            return ss::cuda::segmented_exclusive_scan(temp, bytes, src, dst, n, segments, init, op, stream,
                                                       opt);
           case seg_kind::enumerate:
             if constexpr (std::is_arithmetic_v<A>)
-              return ss::cuda::enumerate(temp, bytes, src, d_out.get(), n, segments, stream, opt);
+              return ss::cuda::enumerate(temp, bytes, src, dst, n, segments, stream, opt);
             else return ss::status(ss::errc::invalid_argument, "enumerate takes arithmetic flags");
-          default: return ss::cuda::distribute(temp, bytes, src, d_out.get(), n, segments, stream, opt);
+          default: return ss::cuda::distribute(temp, bytes, src, dst, n, segments, stream, opt);
         }
       };
       const ss::status query = invoke(nullptr);
@@ -204,7 +218,10 @@ struct cuda_backend {
         break;
       default: call(ss::no_segments{}); break;
     }
-    d_out.download(out);
+    std::vector<A> all;
+    d_out.download(all);
+    for (std::size_t i = 0; i < pad; ++i) EXPECT_TRUE(all[i] == pad_value) << "written before 'out', at out[-" << pad - i << "]";
+    std::copy(all.begin() + static_cast<std::ptrdiff_t>(pad), all.end(), out.begin());
   }
 
   template <class In, class Out, class Op>

@@ -49,6 +49,8 @@ struct seg_request {
   streamscan::scan_direction direction;
   streamscan::scan_strategy strategy;
   bool in_place = false;
+  const char* policy = nullptr;  // options.scan.policy (the GPU reads it)
+  int offset = 0;                // in and out start this many elements into their buffers
 };
 
 // The segments in three descriptions. flags[0] may be 0: element 0 starts a
@@ -114,30 +116,34 @@ inline std::string describe(const seg_request& r, std::int64_t n, double mean) {
   std::ostringstream os;
   os << "seed=" << global_seed() << " n=" << n << " mean segment " << mean << " " << to_string(r.kind) << " "
      << to_string(r.form) << " " << streamscan::to_string(r.direction) << " "
-     << streamscan::to_string(r.strategy) << (r.in_place ? " in-place" : "");
+     << streamscan::to_string(r.strategy) << (r.in_place ? " in-place" : "") << (r.policy ? " policy " : "")
+     << (r.policy ? r.policy : "") << (r.offset ? " offset " + std::to_string(r.offset) : "");
   return os.str();
 }
 
+// What one run of check_segmented_plan covers.
+struct seg_plan {
+  std::vector<std::int64_t> sizes;
+  std::vector<streamscan::scan_strategy> strategies;
+  const char* policy = nullptr;
+  int offset = 0;
+};
+
+// Every size x strategy x description x direction against the oracle, with a
+// random mean segment length per size; odd sizes run in place.
 template <class Backend, class A, class Op>
-void check_segmented(const char* test, seg_kind kind, Op op) {
-  if (!Backend::available()) GTEST_SKIP() << "no " << Backend::name << " device";
-  auto rng = make_rng(test);
-  // Pairs go through the general (non-vectorised) kernels, whose tile is the multi-pass one.
-  const std::int64_t t = Backend::template tile_items<streamscan::detail::seg_pair<A>>(
-      streamscan::scan_strategy::reduce_then_scan);
-  std::uniform_int_distribution<std::int64_t> large(Backend::large_size / 4, Backend::large_size / 2);
-  std::vector<std::int64_t> sizes = {0, 1, 33, t - 1, t + 1, 3 * t + 5, large(rng)};
+void check_segmented_plan(std::mt19937_64& rng, seg_kind kind, Op op, seg_plan plan) {
   if (const char* cap = std::getenv("STREAMSCAN_TEST_MAX_N"))  // runs under compute-sanitizer
-    for (auto& n : sizes) n = std::min<std::int64_t>(n, std::strtoll(cap, nullptr, 10));
+    for (auto& n : plan.sizes) n = std::min<std::int64_t>(n, std::strtoll(cap, nullptr, 10));
   const std::vector<double> means = {1, 4, 300, 1e12};
-  for (const auto strategy : Backend::strategies()) {
+  for (const auto strategy : plan.strategies) {
     if (strategy == streamscan::scan_strategy::scan_then_add) continue;  // refused (tested apart)
-    for (const std::int64_t n : sizes) {
+    for (const std::int64_t n : plan.sizes) {
       const double mean = means[std::uniform_int_distribution<std::size_t>(0, means.size() - 1)(rng)];
       const segments_fixture segs = make_segments(rng, n, mean);
       for (const seg_form form : {seg_form::flags, seg_form::bits, seg_form::offsets}) {
         for (const auto dir : {streamscan::scan_direction::forward, streamscan::scan_direction::backward}) {
-          const seg_request req{kind, form, dir, strategy, n % 2 == 1};
+          const seg_request req{kind, form, dir, strategy, n % 2 == 1, plan.policy, plan.offset};
           std::vector<A> in = random_vector<A>(rng, n);
           A init = random_init<A>(rng);
           if constexpr (std::is_arithmetic_v<A>) {
@@ -158,10 +164,10 @@ void check_segmented(const char* test, seg_kind kind, Op op) {
     }
   }
   // Plain backward scans: one segment, no description.
-  for (const std::int64_t n : sizes) {
+  for (const std::int64_t n : plan.sizes) {
     if (kind == seg_kind::enumerate) continue;
     const seg_request req{kind, seg_form::none, streamscan::scan_direction::backward,
-                          streamscan::scan_strategy::automatic, false};
+                          streamscan::scan_strategy::automatic, false, plan.policy, plan.offset};
     const std::vector<A> in = random_vector<A>(rng, n);
     const A init = random_init<A>(rng);
     std::vector<A> out(in.size());
@@ -171,6 +177,21 @@ void check_segmented(const char* test, seg_kind kind, Op op) {
     EXPECT_TRUE(compare_exact(out, oracle_segmented<A>(in, one, op, kind, init, req.direction)))
         << describe(req, n, 0);
   }
+}
+
+template <class Backend, class A, class Op>
+void check_segmented(const char* test, seg_kind kind, Op op) {
+  if (!Backend::available()) GTEST_SKIP() << "no " << Backend::name << " device";
+  auto rng = make_rng(test);
+  // Tile edges of the general kernels (pairs through iterators: the
+  // multi-pass tile) and of the GPU's dedicated kernel (its default shape).
+  const std::int64_t t = Backend::template tile_items<streamscan::detail::seg_pair<A>>(
+      streamscan::scan_strategy::reduce_then_scan);
+  const std::int64_t d = Backend::template segmented_tile_items<A>();
+  std::uniform_int_distribution<std::int64_t> large(Backend::large_size / 4, Backend::large_size / 2);
+  std::vector<std::int64_t> sizes = {0, 1, 33, t - 1, t + 1, 3 * t + 5, large(rng)};
+  if (d != t) sizes.insert(sizes.end(), {d - 1, d + 1, 3 * d + 5});
+  check_segmented_plan<Backend, A>(rng, kind, op, seg_plan{sizes, Backend::strategies()});
 }
 
 }  // namespace streamscan_test

@@ -2,3 +2,65 @@
 #include "cuda_backend.cuh"
 
 STREAMSCAN_SEGMENTED_TESTS(segmented_cuda, streamscan_test::cuda_backend)
+
+namespace {
+
+using streamscan_test::seg_kind;
+using streamscan_test::seg_plan;
+using streamscan_test::check_segmented_plan;
+
+// The dedicated kernel in every shape, at its tile edges (forward tiles end
+// there; backward scans put the partial tile first), 1-, 4-, 8- and 16-byte
+// values, non-commutative operators.
+template <class A, class Op>
+void every_shape(const char* test, seg_kind kind, Op op) {
+  if (!streamscan_test::cuda_backend::available()) GTEST_SKIP() << "no CUDA device";
+  auto rng = streamscan_test::make_rng(test);
+  for (int shape = 0; shape < streamscan::cuda::segmented_shape_count; ++shape) {
+    const std::int64_t t = streamscan::cuda::segmented_tile_items(shape, sizeof(A));
+    const std::string name = streamscan::cuda::segmented_shape_name(shape);
+    check_segmented_plan<streamscan_test::cuda_backend, A>(
+        rng, kind, op,
+        seg_plan{{t - 1, t, t + 1, 2 * t, 5 * t + 3}, {streamscan::scan_strategy::decoupled_lookback}, name.c_str()});
+  }
+}
+
+TEST(segmented_cuda_dedicated, EveryShapeInt32Inclusive) {
+  every_shape<std::int32_t>("sdi", seg_kind::inclusive, streamscan::plus{});
+}
+TEST(segmented_cuda_dedicated, EveryShapeInt64Exclusive) {
+  every_shape<std::int64_t>("sde", seg_kind::exclusive, streamscan::plus{});
+}
+TEST(segmented_cuda_dedicated, EveryShapeMat2uInclusiveInit) {
+  every_shape<streamscan_test::mat2u>("sdm", seg_kind::inclusive_init, streamscan_test::mat2u_product{});
+}
+TEST(segmented_cuda_dedicated, EveryShapeBytesMax) {
+  every_shape<std::uint8_t>("sdb", seg_kind::inclusive, streamscan::maximum{});
+}
+
+// Pointers off the 16-byte grid take the general pair kernels (decoupled
+// look-back through iterators); nothing is written before 'out'.
+TEST(segmented_cuda_dedicated, MisalignedPointersTakeTheGeneralPath) {
+  if (!streamscan_test::cuda_backend::available()) GTEST_SKIP() << "no CUDA device";
+  auto rng = streamscan_test::make_rng("sdu");
+  const std::int64_t t = streamscan::cuda::segmented_tile_items(0, 4);
+  seg_plan plan{{1, 33, t + 1, 3 * t + 5}, {streamscan::scan_strategy::decoupled_lookback}};
+  plan.offset = 1;
+  check_segmented_plan<streamscan_test::cuda_backend, std::int32_t>(rng, seg_kind::exclusive, streamscan::plus{}, plan);
+}
+
+TEST(segmented_cuda_dedicated, UnknownPolicyIsNamed) {
+  if (!streamscan_test::cuda_backend::available()) GTEST_SKIP() << "no CUDA device";
+  std::size_t bytes = 0;
+  const std::int32_t* in = nullptr;
+  std::int32_t* out = nullptr;
+  const streamscan::segmented_options opt{streamscan::scan_direction::forward, {streamscan::scan_strategy::automatic, "t999x1"}};
+  const streamscan::status s = streamscan::cuda::segmented_inclusive_scan(nullptr, bytes, in, out, 0,
+                                                                          streamscan::head_bits{}, streamscan::plus{},
+                                                                          nullptr, opt);
+  EXPECT_FALSE(s.is_ok());
+  EXPECT_NE(s.message().find("options.scan.policy"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("s256x8"), std::string::npos) << s.message();
+}
+
+}  // namespace

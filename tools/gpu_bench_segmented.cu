@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include <streamscan/cuda.cuh>
 
@@ -73,10 +75,25 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
   });
   add("cub::InclusiveSumByKey", values + 4.0 * n, cub_ms, true);
 
+  // Plain scans over the whole input, forward and backward, for "backward
+  // within 5% of forward" (issue 5): references by CUB, backward over reversed iterators.
+  device_array<std::int32_t> plain_ref(n), plain_ref_back(n);
+  {
+    std::size_t b1 = 0, b2 = 0;
+    auto rplain = thrust::make_reverse_iterator(plain_ref_back.p + n);
+    cuda_check(cub::DeviceScan::InclusiveSum(nullptr, b1, in.p, plain_ref.p, n), "cub query");
+    cuda_check(cub::DeviceScan::InclusiveSum(nullptr, b2, rin, rplain, n), "cub query");
+    device_array<unsigned char> t(b1 > b2 ? b1 : b2);
+    cuda_check(cub::DeviceScan::InclusiveSum(t.p, b1, in.p, plain_ref.p, n), "cub plain");
+    cuda_check(cub::DeviceScan::InclusiveSum(t.p, b2, rin, rplain, n), "cub plain backward");
+  }
+
   auto ours = [&](const char* name, auto segments, double flag_bytes, streamscan::scan_direction dir,
-                  streamscan::scan_strategy strategy = streamscan::scan_strategy::automatic) {
+                  streamscan::scan_strategy strategy = streamscan::scan_strategy::automatic,
+                  const char* policy = nullptr) {
     bar.step(where + name);
-    const streamscan::segmented_options opt{dir, {strategy}};
+    const streamscan::segmented_options opt{dir, {strategy, policy}};
+    constexpr bool plain = std::is_same_v<decltype(segments), streamscan::no_segments>;
     std::size_t temp_bytes = 0;
     streamscan::throw_if_error(streamscan::cuda::segmented_inclusive_scan(
         nullptr, temp_bytes, static_cast<const std::int32_t*>(in.p), out.p, n, segments, streamscan::plus{}, nullptr, opt));
@@ -89,18 +106,39 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
     const double ms = median_ms(o.repeat, run);
     cuda_check(cudaMemset(out.p, 0xA7, 4 * n), "poison");
     run(0);
-    const bool ok = device_equal(out.p, dir == streamscan::scan_direction::forward ? ref.p : ref_back.p, n);
-    add(name, values + flag_bytes, ms, ok);
+    const bool forward = dir == streamscan::scan_direction::forward;
+    const std::int32_t* expect = plain ? (forward ? plain_ref.p : plain_ref_back.p) : (forward ? ref.p : ref_back.p);
+    add(name, values + flag_bytes, ms, device_equal(out.p, expect, n));
+    if (policy != nullptr) rep.rows.back().policy = policy;
   };
   const std::uint32_t* words = bits.p;
   const unsigned char* bytes = flags.p;
-  ours("segmented head_bits fwd", streamscan::head_bits(words), n / 8.0, streamscan::scan_direction::forward);
-  ours("segmented head_bits bwd", streamscan::head_bits(words), n / 8.0, streamscan::scan_direction::backward);
-  ours("segmented head_flags fwd", streamscan::head_flags(bytes), 1.0 * n, streamscan::scan_direction::forward);
-  ours("segmented bits fwd decoupled", streamscan::head_bits(words), n / 8.0, streamscan::scan_direction::forward,
-       streamscan::scan_strategy::decoupled_lookback);
-  ours("segmented bits fwd reduce_then_scan", streamscan::head_bits(words), n / 8.0,
-       streamscan::scan_direction::forward, streamscan::scan_strategy::reduce_then_scan);
+  using streamscan::scan_direction;
+  constexpr auto automatic = streamscan::scan_strategy::automatic;
+  // The dedicated kernel in every candidate shape (the first is the default).
+  std::vector<std::string> shapes;
+  for (int i = 0; i < streamscan::cuda::segmented_shape_count; ++i)
+    shapes.push_back(streamscan::cuda::segmented_shape_name(i));
+  for (const auto& shape : shapes)
+    ours("segmented head_bits fwd", streamscan::head_bits(words), n / 8.0, scan_direction::forward, automatic,
+         shape.c_str());
+  ours("segmented head_bits bwd", streamscan::head_bits(words), n / 8.0, scan_direction::backward);
+  ours("segmented head_flags fwd", streamscan::head_flags(bytes), 1.0 * n, scan_direction::forward);
+  ours("segmented bits fwd reduce_then_scan", streamscan::head_bits(words), n / 8.0, scan_direction::forward,
+       streamscan::scan_strategy::reduce_then_scan);
+  if (length == o.segment_lengths.front()) {  // the plain scans do not depend on the segment length
+    bar.step(where + "inclusive_scan");
+    std::size_t plain_bytes = 0;
+    streamscan::throw_if_error(streamscan::cuda::inclusive_scan(nullptr, plain_bytes, static_cast<const std::int32_t*>(in.p),
+                                                                out.p, n));
+    device_array<unsigned char> plain_temp(plain_bytes);
+    const double ms = median_ms(o.repeat, [&](int) {
+      streamscan::throw_if_error(streamscan::cuda::inclusive_scan(plain_temp.p, plain_bytes,
+                                                                  static_cast<const std::int32_t*>(in.p), out.p, n));
+    });
+    add("inclusive_scan (plain, fwd)", values, ms, device_equal(out.p, plain_ref.p, n));
+    ours("segmented no_segments bwd (plain)", streamscan::no_segments{}, 0.0, scan_direction::backward);
+  }
   cuda_check(cudaDeviceSynchronize(), "segmented bench");
 }
 
@@ -109,7 +147,7 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
 int gpu_bench_segmented(const bench_options& o, bench_report& rep) {
   warm_up_gpu();
   rep.repeat = o.repeat;
-  progress bar(o.progress, static_cast<int>(o.log2_sizes.size() * o.segment_lengths.size()) * 8);
+  progress bar(o.progress, static_cast<int>(o.log2_sizes.size() * o.segment_lengths.size()) * 12);
   for (const int e : o.log2_sizes)
     for (const std::int64_t length : o.segment_lengths) bench_length(o, e, length, rep, bar);
   bar.done();

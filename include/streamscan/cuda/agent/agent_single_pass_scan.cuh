@@ -1,5 +1,7 @@
 // streamscan/cuda/agent/agent_single_pass_scan.cuh - the fast tile agent of
-// the single-pass scans, for raw pointers whose value type is the accumulator.
+// the single-pass scans: raw pointers read and written 16 bytes at a time,
+// through a tile IO (tile_io.cuh: the plain scan; segmented_tile_io.cuh: the
+// segmented and backward scans, whose values are (value, head) pairs).
 //
 // No shared-memory transposes: each warp owns a contiguous slice of the tile
 // and reads it with 16-byte vector loads, `vectors` of them in flight per
@@ -12,39 +14,42 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include "../util/shuffle.cuh"
 #include "../util/uninitialized.cuh"
 #include "../warp/warp_scan.cuh"
 #include "agent_scan.cuh"
+#include "tile_io.cuh"
 
 namespace streamscan::cuda::detail {
 
-template <class Policy, class A, class Op>
+template <class Policy, class IO, class Op>
 class agent_single_pass_scan {
  public:
+  using A = typename IO::value_type;
+  using meta_t = typename IO::vector_meta;
   static constexpr int threads = Policy::threads;
   static constexpr int warps = threads / 32;
-  static constexpr int width = Policy::vector_width;  // values per 16-byte load
-  static constexpr int vectors = Policy::vectors;     // loads in flight per thread
+  static constexpr int width = IO::width;          // values per 16-byte load
+  static constexpr int vectors = Policy::vectors;  // loads in flight per thread
   static constexpr int warp_items = 32 * width * vectors;
   static constexpr int tile_items = warps * warp_items;
   static_assert(threads % 32 == 0, "whole warps only");
 
   struct temp_storage {
     uninitialized<A> warp_inclusive[warps];
-    uninitialized<A> tile_prefix;
+    uninitialized<A> partial_total;
   };
 
-  __device__ agent_single_pass_scan(temp_storage& storage, Op& op) : s_(storage), op_(op) {}
+  __device__ agent_single_pass_scan(temp_storage& storage, const IO& io, Op& op) : s_(storage), io_(io), op_(op) {}
 
-  // Loads tile elements [0, valid) and scans each warp's slice in registers.
-  // Returns the tile total (every thread). A partial tile also folds filler
-  // values into its total; only the last tile is partial, and no one reads it.
-  __device__ A scan_slices(const A* in, int valid, A (&v)[vectors][width]) {
+  // Loads the tile at scan position `base`, slots [0, valid), and scans each
+  // warp's slice in registers. Returns the tile total (every thread): that of
+  // its valid slots, also for a partial tile (a backward scan's partial tile
+  // comes first, and its successors read its total).
+  __device__ A scan_slices(std::int64_t base, int valid, A (&v)[vectors][width], meta_t (&meta)[vectors]) {
     const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
-    load(in, valid, v, lane, warp);
+    load(base, valid, v, meta, lane, warp);
     maybe<A> carry{A{}, false};
 #pragma unroll
     for (int k = 0; k < vectors; ++k) {
@@ -68,14 +73,31 @@ class agent_single_pass_scan {
       s_.warp_inclusive[lane].get() = warp_scan::inclusive(s_.warp_inclusive[lane].get(), op_, lane, warps);
     }
     __syncthreads();
-    return s_.warp_inclusive[warps - 1].get();
+    if (valid == tile_items) return s_.warp_inclusive[warps - 1].get();
+    // Partial tile (block-uniform): the filler slots after `valid` hold
+    // arbitrary values, so the total is the inclusive result of slot valid - 1.
+    const int last = valid - 1, owner_warp = last / warp_items, in_slice = last % warp_items;
+    if (warp == owner_warp && lane == (in_slice / width) % 32) {
+      const int k = in_slice / (32 * width), c = in_slice % width;
+      A total{};
+#pragma unroll
+      for (int kk = 0; kk < vectors; ++kk)
+#pragma unroll
+        for (int cc = 0; cc < width; ++cc)
+          if (kk == k && cc == c) total = v[kk][cc];  // constant register indices only
+      if (warp > 0) total = op_(s_.warp_inclusive[warp - 1].get(), total);
+      s_.partial_total.get() = total;
+    }
+    __syncthreads();
+    return s_.partial_total.get();
   }
 
   // Adds (tile prefix, warps before) to the slice and stores it; exclusive
   // mode shifts every value one place to the right first. `prefix` must be the
   // same in every thread; exclusive mode requires it (it always has one: the
   // init, or a predecessor).
-  __device__ void finish(A* out, int valid, A (&v)[vectors][width], maybe<A> prefix, scan_mode mode) {
+  __device__ void finish(std::int64_t base, int valid, A (&v)[vectors][width], const meta_t (&meta)[vectors],
+                         maybe<A> prefix, scan_mode mode) {
     const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
     maybe<A> p = prefix;
     if (warp > 0) {
@@ -102,73 +124,50 @@ class agent_single_pass_scan {
         previous_last = slice_last;
       }
     }
-    store(out, valid, v, lane, warp);
+    store(base, valid, v, meta, lane, warp);
   }
 
  private:
-  struct alignas(16) vector_t {
-    A x[width];
-  };
-
-  __device__ static void load(const A* in, int valid, A (&v)[vectors][width], int lane, int warp) {
+  __device__ void load(std::int64_t base, int valid, A (&v)[vectors][width], meta_t (&meta)[vectors], int lane,
+                       int warp) const {
     const int slice = warp * warp_items;
     if (valid == tile_items) {
-      const vector_t* src = reinterpret_cast<const vector_t*>(in + slice);
-      vector_t raw[vectors];
 #pragma unroll
-      for (int k = 0; k < vectors; ++k) raw[k] = load_16(src + 32 * k + lane);  // all loads issued first
-#pragma unroll
-      for (int k = 0; k < vectors; ++k)
-#pragma unroll
-        for (int c = 0; c < width; ++c) v[k][c] = raw[k].x[c];
+      for (int k = 0; k < vectors; ++k) io_.load(base, slice + (32 * k + lane) * width, v[k], meta[k]);
     } else {
-      const A filler = in[0];
-#pragma unroll
-      for (int k = 0; k < vectors; ++k)
-#pragma unroll
-        for (int c = 0; c < width; ++c) {
-          const int i = slice + (32 * k + lane) * width + c;
-          v[k][c] = i < valid ? in[i] : filler;
-        }
-    }
-  }
-
-  __device__ static void store(A* out, int valid, const A (&v)[vectors][width], int lane, int warp) {
-    const int slice = warp * warp_items;
-    if (valid == tile_items) {
-      vector_t* dst = reinterpret_cast<vector_t*>(out + slice);
+      meta_t none{};
+      const A filler = io_.load_one(base, 0, none, 0);
 #pragma unroll
       for (int k = 0; k < vectors; ++k) {
-        vector_t raw;
+        meta[k] = meta_t{};
 #pragma unroll
-        for (int c = 0; c < width; ++c) raw.x[c] = v[k][c];
-        store_16(dst + 32 * k + lane, raw);
+        for (int c = 0; c < width; ++c) {
+          const int i = slice + (32 * k + lane) * width + c;
+          v[k][c] = i < valid ? io_.load_one(base, i, meta[k], c) : filler;
+        }
       }
+    }
+  }
+
+  __device__ void store(std::int64_t base, int valid, const A (&v)[vectors][width], const meta_t (&meta)[vectors],
+                        int lane, int warp) const {
+    const int slice = warp * warp_items;
+    if (valid == tile_items) {
+#pragma unroll
+      for (int k = 0; k < vectors; ++k) io_.store(base, slice + (32 * k + lane) * width, v[k], meta[k]);
     } else {
 #pragma unroll
       for (int k = 0; k < vectors; ++k)
 #pragma unroll
         for (int c = 0; c < width; ++c) {
           const int i = slice + (32 * k + lane) * width + c;
-          if (i < valid) out[i] = v[k][c];
+          if (i < valid) io_.store_one(base, i, v[k][c], meta[k], c);
         }
     }
-  }
-
-  // 16-byte accesses; the input is read once, so it is not kept in L1.
-  __device__ static vector_t load_16(const vector_t* p) {
-    const uint4 raw = __ldcs(reinterpret_cast<const uint4*>(p));
-    vector_t v;
-    memcpy(&v, &raw, 16);
-    return v;
-  }
-  __device__ static void store_16(vector_t* p, const vector_t& v) {
-    uint4 raw;
-    memcpy(&raw, &v, 16);
-    *reinterpret_cast<uint4*>(p) = raw;
   }
 
   temp_storage& s_;
+  const IO& io_;
   Op& op_;
 };
 

@@ -6,9 +6,10 @@
 // so a stream-ordered cudaMemsetAsync resets them between calls.
 //
 // Two layouts, chosen by the accumulator's size:
-//  * packed (sizeof(A) <= 4): flag and value in one 64-bit word, written and
-//    read by single relaxed atomic accesses, so a reader never sees a flag
-//    without its value (seed 001 sec. 3.2). One memory round trip per read.
+//  * packed (sizeof(A) <= 4, or a segmented (value, head) pair whose value
+//    is): flag and value in one 64-bit word, written and read by single
+//    relaxed atomic accesses, so a reader never sees a flag without its value
+//    (seed 001 sec. 3.2). One memory round trip per read.
 //  * split (larger A): a 32-bit flag word plus separate aggregate and prefix
 //    arrays. The writer stores the value, then the flag with release order; the
 //    reader loads the flag with acquire order, then the value. A and P values
@@ -23,16 +24,47 @@
 #include <cstring>
 #include <type_traits>
 
+#include "../../detail/segmented_scan.hpp"
+
 namespace streamscan::cuda::detail {
 
 enum tile_flag : unsigned { tile_invalid = 0, tile_aggregate = 1, tile_prefix = 2 };
 
-template <class A, bool Packed = (sizeof(A) <= 4)>
+// How a value rides in a packed status word: 32 value bits in the high half,
+// a few extra bits above the flag byte in the low half.
+template <class A>
+struct packed_status_codec {
+  static constexpr bool fits = sizeof(A) <= 4;
+  __device__ static unsigned value_bits(const A& a) {
+    unsigned bits = 0;
+    memcpy(&bits, &a, sizeof(A));
+    return bits;
+  }
+  __device__ static unsigned extra_bits(const A&) { return 0; }
+  __device__ static A decode(unsigned value, unsigned) {
+    A a;
+    memcpy(&a, &value, sizeof(A));
+    return a;
+  }
+};
+template <class V>
+struct packed_status_codec<streamscan::detail::seg_pair<V>> {
+  using pair = streamscan::detail::seg_pair<V>;
+  static constexpr bool fits = sizeof(V) <= 4;
+  __device__ static unsigned value_bits(const pair& p) { return packed_status_codec<V>::value_bits(p.value); }
+  __device__ static unsigned extra_bits(const pair& p) { return p.head ? 1u : 0u; }
+  __device__ static pair decode(unsigned value, unsigned extra) {
+    return pair{packed_status_codec<V>::decode(value, 0), extra != 0};
+  }
+};
+
+template <class A, bool Packed = packed_status_codec<A>::fits>
 class tile_status;
 
 template <class A>
 class tile_status<A, true> {
   using word_t = unsigned long long;
+  using codec = packed_status_codec<A>;
   using ref_t = ::cuda::atomic_ref<word_t, ::cuda::thread_scope_device>;
 
  public:
@@ -41,17 +73,16 @@ class tile_status<A, true> {
   __host__ __device__ tile_status(void* storage, std::int64_t) : words_(static_cast<word_t*>(storage)) {}
 
   __device__ void publish(std::int64_t tile, tile_flag flag, const A& value) const {
-    unsigned bits = 0;
-    memcpy(&bits, &value, sizeof(A));
-    ref_t(words_[tile]).store((static_cast<word_t>(bits) << 32) | flag, ::cuda::memory_order_relaxed);
+    const word_t low = static_cast<word_t>(flag) | (static_cast<word_t>(codec::extra_bits(value)) << 8);
+    ref_t(words_[tile]).store((static_cast<word_t>(codec::value_bits(value)) << 32) | low,
+                              ::cuda::memory_order_relaxed);
   }
 
   // Returns the tile's flag; `value` is meaningful when the flag is not X.
   __device__ tile_flag peek(std::int64_t tile, A& value) const {
     const word_t w = ref_t(words_[tile]).load(::cuda::memory_order_relaxed);
-    const unsigned bits = static_cast<unsigned>(w >> 32);
-    memcpy(&value, &bits, sizeof(A));
-    return static_cast<tile_flag>(static_cast<unsigned>(w));
+    value = codec::decode(static_cast<unsigned>(w >> 32), static_cast<unsigned>(w) >> 8);
+    return static_cast<tile_flag>(static_cast<unsigned>(w) & 0xffu);
   }
 
  private:

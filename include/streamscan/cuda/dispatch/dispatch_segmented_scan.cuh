@@ -1,8 +1,14 @@
 // streamscan/cuda/dispatch/dispatch_segmented_scan.cuh - segmented and
-// backward scans as a scan of (value, head) pairs (detail/segmented_scan.hpp)
-// through dispatch_scan: every strategy and policy of the plain scan, the
-// look-back carrying pairs. The offsets form first marks head bits in temp
-// storage (one small kernel over the segments).
+// backward scans as a scan of (value, head) pairs (detail/segmented_scan.hpp).
+//
+// Every description is first read as head bits: head_bits directly, head
+// flags and offsets converted into bits in temp storage (one small kernel).
+// Then, for raw 16-byte aligned pointers of the accumulator type (and the
+// automatic or decoupled_lookback strategy), the dedicated single-pass kernel
+// (segmented_tile_io.cuh: 16-byte loads, pairs in registers, (value, head,
+// flag) in one 64-bit status word for values up to 4 bytes). Anything else
+// goes through dispatch_scan with pair iterators: every strategy and policy
+// of the plain scan, the look-back carrying pairs.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -15,9 +21,12 @@
 #include "../../detail/validate.hpp"
 #include "../../segmented.hpp"
 #include "../../status.hpp"
+#include "../agent/segmented_tile_io.cuh"
 #include "../kernels/segment_kernels.cuh"
+#include "../kernels/single_pass_scan_kernel.cuh"
 #include "../util/runtime.cuh"
 #include "dispatch_scan.cuh"
+#include "segmented_policy.cuh"
 
 namespace streamscan::cuda::detail {
 
@@ -30,6 +39,62 @@ status check_segments_accessible(const char* fn, const S& s, const device_facts&
   else return status::ok();
 }
 
+// Whether the dedicated kernel can take these iterators: raw pointers of the
+// accumulator type whose size divides 16 bytes (alignment: at run time).
+template <class A, class InIt, class OutIt>
+constexpr bool segmented_kernel_fits() {
+  if constexpr (std::is_pointer_v<InIt> && std::is_pointer_v<OutIt>) {
+    return std::is_same_v<std::remove_cv_t<std::remove_pointer_t<InIt>>, A> &&
+           std::is_same_v<std::remove_pointer_t<OutIt>, A> && sizeof(A) <= 16 && 16 % sizeof(A) == 0;
+  } else {
+    return false;
+  }
+}
+
+inline status choose_segmented_shape(const char* fn, const char* policy, int& shape) {
+  shape = default_segmented_shape;
+  if (policy == nullptr || std::string(policy) == "default") return status::ok();
+  std::string names;
+  for (int i = 0; i < segmented_shape_count; ++i) {
+    if (segmented_shape_name(i) == policy) {
+      shape = i;
+      return status::ok();
+    }
+    names += (i ? ", " : "") + segmented_shape_name(i);
+  }
+  return streamscan::detail::invalid_argument(
+      fn, std::string("argument 'options.scan.policy': unknown policy '") + policy +
+              "' for the dedicated segmented kernel (candidates: " + names + ")");
+}
+
+// The dedicated kernel: a tile counter and the tile status words in `bytes`
+// (sized for the smallest shape), reset by one memset; then one kernel.
+// Backward scans put the partial tile first, so that full tiles are aligned.
+template <class A, class Op>
+status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t bytes_size, const A* in, A* out,
+                               std::int64_t n, const streamscan::detail::segment_heads& heads, Op op,
+                               maybe<A> init, scan_mode mode, int shape, cudaStream_t stream) {
+  namespace sd = streamscan::detail;
+  using P = sd::seg_pair<A>;
+  if (const cudaError_t e = cudaMemsetAsync(bytes, 0, bytes_size, stream); e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, "resetting the tile status words (cudaMemsetAsync)", e);
+  }
+  auto run = [&](auto shape_constant) {
+    using policy = segmented_scan_policy<A, decltype(shape_constant)::value>;
+    using io_t = segmented_tile_io<A, policy::vector_width, Op>;
+    const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
+    const std::int64_t first = heads.backward ? n - (tiles - 1) * policy::tile_items : policy::tile_items;
+    const io_t io{in, out, heads, init.value, init.present, mode == scan_mode::exclusive, op};
+    const maybe<P> pinit{P{init.value, false}, mode == scan_mode::exclusive};
+    return launch(fn, "single_pass_vector_scan_kernel<segmented>",
+                  single_pass_vector_scan_kernel<policy, look_back_kind::decoupled, io_t, sd::segmented_op<Op>>, tiles,
+                  policy::threads, stream, io, n, first, tile_status<P>(bytes + 256, tiles),
+                  reinterpret_cast<unsigned long long*>(bytes), pinit, mode, sd::segmented_op<Op>{op});
+  };
+  return visit_candidate<segmented_shape_count>(shape, run);
+}
+
 template <class A, class InIt, class OutIt, class Segments, class Op>
 status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt out,
                                std::int64_t n, const Segments& segments, Op op, maybe<A> init, scan_mode mode,
@@ -39,10 +104,17 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
   if (status s = sd::validate_segments(fn, segments, n); !s) return s;
   if (opt.scan.strategy == scan_strategy::scan_then_add)
     return sd::invalid_argument(fn, "argument 'options.scan.strategy': segmented scans do not offer scan_then_add");
-  // automatic: reduce_then_scan, measured faster than the single-pass pair
-  // scan for now (H200, 2026-11-21, int32 sums over head bits, 2^28: 3.47 ms
-  // against decoupled_lookback's 5.50; docs/performance.md). Both are far from
-  // the copy bound: the pair path is not yet a dedicated kernel.
+  // The dedicated kernel where it fits; automatic elsewhere is
+  // reduce_then_scan, measured faster than the single-pass scan of pair
+  // iterators (H200, 2026-11-21, int32 sums over head bits, 2^28: 3.47 ms
+  // against 5.50; docs/performance.md).
+  constexpr bool dedicated_fits = segmented_kernel_fits<A, InIt, OutIt>();
+  const bool dedicated_strategy =
+      opt.scan.strategy == scan_strategy::automatic || opt.scan.strategy == scan_strategy::decoupled_lookback;
+  int shape = default_segmented_shape;
+  if (dedicated_fits && dedicated_strategy) {
+    if (status s = choose_segmented_shape(fn, opt.scan.policy, shape); !s) return s;
+  }
   if (opt.scan.strategy == scan_strategy::automatic) opt.scan.strategy = scan_strategy::reduce_then_scan;
   // Temp: the head bits the description is read through (head_flags and
   // offsets are converted; 256-byte aligned size), then the pair scan's.
@@ -59,8 +131,14 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
   using P = sd::seg_pair<A>;
   const maybe<P> pinit{P{init.value, false}, mode == scan_mode::exclusive};
   std::size_t inner = 0;
-  if (status s = dispatch_scan<P>(fn, nullptr, inner, pin, pout, n, pop, pinit, mode, stream, opt.scan); !s) return s;
-  const std::size_t required = 255 + bits_bytes + inner;
+  scan_options inner_opt = opt.scan;
+  if (dedicated_fits && dedicated_strategy) inner_opt.policy = nullptr;  // the name was the dedicated kernel's
+  if (status s = dispatch_scan<P>(fn, nullptr, inner, pin, pout, n, pop, pinit, mode, stream, inner_opt); !s) return s;
+  // The dedicated kernel's temp: a tile counter (256 bytes), then the status words.
+  const std::size_t dedicated_bytes =
+      dedicated_fits ? 256 + tile_status<P>::bytes((n + smallest_segmented_tile<A>() - 1) / smallest_segmented_tile<A>())
+                     : 0;
+  const std::size_t required = 255 + bits_bytes + (inner > dedicated_bytes ? inner : dedicated_bytes);
   if (temp == nullptr) {
     temp_bytes = required;
     return status::ok();
@@ -94,7 +172,13 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
         !s)
       return s;
   }
-  return dispatch_scan<P>(fn, base + bits_bytes, inner, pin, pout, n, pop, pinit, mode, stream, opt.scan);
+  if constexpr (dedicated_fits) {
+    if (dedicated_strategy && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
+        reinterpret_cast<std::uintptr_t>(out) % 16 == 0)
+      return launch_segmented_kernel<A>(fn, base + bits_bytes, dedicated_bytes, static_cast<const A*>(in), out, n,
+                                        heads, op, init, mode, shape, stream);
+  }
+  return dispatch_scan<P>(fn, base + bits_bytes, inner, pin, pout, n, pop, pinit, mode, stream, inner_opt);
 }
 
 }  // namespace streamscan::cuda::detail

@@ -53,7 +53,7 @@ inline status reset(const char* fn, void* p, std::size_t bytes, cudaStream_t str
 template <placement P, class C, int Shape, class Source>
 status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std::int64_t capacity,
                           const std::int64_t* rejects_from, std::int64_t* num_selected, unsigned char* temp,
-                          bool in_place, int sm_count, cudaStream_t stream) {
+                          bool in_place, cudaStream_t stream) {
   using policy = select_policy<Source::vector_width, Shape>;
   const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
   constexpr std::size_t counter_bytes = 256;
@@ -63,21 +63,8 @@ status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std
     return s;
   const tile_status<C> status_words(temp + counter_bytes, tiles);
   auto* counter = reinterpret_cast<unsigned long long*>(temp);
-  if constexpr (policy::persistent) {
-    const auto kernel = select_kernel_persistent<policy, P, Source, C>;
-    int per_sm = 0;
-    if (const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, policy::threads, 0);
-        e != cudaSuccess) {
-      cudaGetLastError();
-      return cuda_status(fn, "querying the occupancy of select_kernel_persistent", e);
-    }
-    const std::int64_t resident = std::int64_t{per_sm > 0 ? per_sm : 1} * (sm_count > 0 ? sm_count : 1);
-    return launch(fn, "select_kernel_persistent", kernel, tiles < resident ? tiles : resident, policy::threads, stream,
-                  src, n, capacity, rejects_from, num_selected, status_words, counter, in_place);
-  } else {
-    return launch(fn, "select_kernel", select_kernel<policy, P, Source, C>, tiles, policy::threads, stream, src, n,
-                  capacity, rejects_from, num_selected, status_words, counter, in_place);
-  }
+  return launch(fn, "select_kernel", select_kernel<policy, P, Source, C>, tiles, policy::threads, stream, src, n,
+                capacity, rejects_from, num_selected, status_words, counter, in_place);
 }
 
 // The shape options.policy names ("default" or null: the default).
@@ -138,17 +125,17 @@ status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes
     constexpr int Shape = decltype(shape_constant)::value;
     if constexpr (Call == select_call::partition) {
       return launch_select_pass<placement::reversed_rejects, C, Shape>(fn, src, n, n, nullptr, num_selected, bytes,
-                                                                       false, facts.sm_count, stream);
+                                                                       false, stream);
     } else if constexpr (Call == select_call::stable) {
       status s = launch_select_pass<placement::count, C, Shape>(fn, count_src, n, 0, nullptr, num_selected, bytes,
-                                                                false, facts.sm_count, stream);
+                                                                false, stream);
       if (s)
         s = launch_select_pass<placement::rejects_after, C, Shape>(fn, src, n, n, num_selected, nullptr, bytes, false,
-                                                                   facts.sm_count, stream);
+                                                                   stream);
       return s;
     } else {
       return launch_select_pass<placement::compact, C, Shape>(fn, src, n, capacity, nullptr, num_selected, bytes,
-                                                              in_place, facts.sm_count, stream);
+                                                              in_place, stream);
     }
   };
   if constexpr (Call != select_call::compaction) {

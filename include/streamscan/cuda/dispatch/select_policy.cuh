@@ -12,21 +12,18 @@ namespace streamscan::cuda {
 // The stable single-pass kernel's candidate shapes: threads per block x
 // 16-byte loads in flight per thread (for sources read 16 bytes at a time;
 // others hold `vectors` items; at most 64 elements per thread either way).
-// Named "tTHREADSxVECTORS" in select_options::policy. Persistent shapes
-// ("pTHREADSxVECTORS") launch only as many blocks as fit on the GPU; each
-// block loops over tiles and issues the loads of its next tile before it looks
-// back for the current one, so its loads stay in flight through the look-back.
+// Named "tTHREADSxVECTORS" in select_options::policy.
 struct select_shape {
   int threads, vectors;
-  bool persistent;
 };
 // Default 512 x 8: fastest at every fraction on an H200 (docs/performance.md,
 // 2^28 int32: 0.533 / 0.651 / 0.865 ms at 5 / 50 / 95% selected, against 0.597 /
 // 0.677 / 0.875 for 256 x 8; tiles of 4096 elements ran 1.5x slower: each tile
-// pays a fixed tile-id + look-back latency). The persistent shapes are not
-// measured yet (written 2026-11-22 after that session's GPU time ran out).
-inline constexpr select_shape select_shapes[] = {{512, 8, false}, {256, 8, false}, {256, 16, false},
-                                                 {128, 16, false}, {256, 8, true},  {256, 4, true}};
+// pays a fixed tile-id + look-back latency). Persistent blocks (as many as
+// fit, each looping over tiles and loading its next tile before the current
+// one's look-back) ran 3-4x slower and were dropped (256 x 8: 1.96 / 2.10 /
+// 1.92 ms, same run as the numbers above' re-measurement, 2026-11-22).
+inline constexpr select_shape select_shapes[] = {{512, 8}, {256, 8}, {256, 16}, {128, 16}};
 inline constexpr int select_shape_count = sizeof(select_shapes) / sizeof(select_shapes[0]);
 inline constexpr int default_select_shape = 0;
 
@@ -39,7 +36,6 @@ struct select_policy {
   static constexpr int threads = select_shapes[Shape].threads;
   static constexpr int vectors = select_vectors(select_shapes[Shape], Width);
   static constexpr int tile_items = threads * vectors * Width;
-  static constexpr bool persistent = select_shapes[Shape].persistent;
   static constexpr unsigned look_back_sleep_ns = 1024;
 };
 
@@ -56,7 +52,7 @@ constexpr std::int64_t smallest_select_tile() {
 
 inline std::string select_shape_name(int index) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%c%dx%d", select_shapes[index].persistent ? 'p' : 't', select_shapes[index].threads,
+  std::snprintf(buf, sizeof buf, "t%dx%d", select_shapes[index].threads,
                 select_shapes[index].vectors);
   return buf;
 }

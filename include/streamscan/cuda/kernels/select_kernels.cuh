@@ -65,49 +65,6 @@ __global__ void __launch_bounds__(Policy::threads)
   }
 }
 
-// The persistent form (grid = the blocks that fit at once): a block loops
-// over tiles, taking the next tile id and issuing its loads right after
-// classifying the current tile, before that tile's look-back and scatter.
-// Safe for the same reasons as select_kernel: a block waits only for tiles
-// taken earlier, by blocks that are running; in place, a tile's input is read
-// (into registers) before its aggregate is published, and every tile writes
-// at or below its own positions after its predecessors have published.
-template <class Policy, placement P, class Source, class C>
-__global__ void __launch_bounds__(Policy::threads)
-    select_kernel_persistent(Source src, std::int64_t n, std::int64_t capacity, const std::int64_t* rejects_from,
-                             std::int64_t* num_selected, tile_status<C> status, unsigned long long* tile_counter,
-                             bool in_place) {
-  using agent_t = agent_select<Policy, Source>;
-  __shared__ typename agent_t::temp_storage storage;
-  __shared__ std::int64_t shared_tile;
-  __shared__ uninitialized<C> shared_prefix;
-  agent_t agent(storage);
-  tile_slot t = next_tile<agent_t::tile_items>(tile_counter, n, shared_tile);
-  if (t.base >= n) return;  // the whole block: every thread read the same id
-  typename agent_t::classified cur, next;
-  agent.load(src, t.base, t.valid, cur);
-  const std::int64_t from = P == placement::rejects_after ? *rejects_from : 0;
-  streamscan::plus op;
-  while (true) {
-    unsigned tile_total = 0;
-    const unsigned warp_before = agent.classify(src, t.valid, cur, tile_total);
-    if (in_place && threadIdx.x == 0) __threadfence();
-    const tile_slot u = next_tile<agent_t::tile_items>(tile_counter, n, shared_tile);
-    const bool more = u.base < n;
-    if (more) agent.load(src, u.base, u.valid, next);
-    const maybe<C> prefix = resolve_tile_prefix<look_back_kind::decoupled, Policy::look_back_sleep_ns>(
-        status, t, static_cast<C>(tile_total), maybe<C>{C(0), true}, op, shared_prefix);
-    if (in_place) __threadfence();
-    const std::int64_t before = static_cast<std::int64_t>(prefix.value);
-    if (t.last && threadIdx.x == 0 && num_selected != nullptr) *num_selected = before + tile_total;
-    if constexpr (P != placement::count)
-      agent.template scatter<P>(src, t.base, t.valid, cur, before + warp_before, n, capacity, from);
-    if (!more) break;
-    cur = next;
-    t = u;
-  }
-}
-
 // seed 002 fig. 4 and 9 share this: lane j ends holding subgroup j's ballot.
 // Elements at or past n count as rejected.
 template <class Item, class Classify>

@@ -9,11 +9,13 @@
 // Two kernels share the tile protocol: a general one (any iterators, any
 // conversion, tiles through shared memory: agent_scan) and a vectorised one
 // for raw, 16-byte aligned pointers of the accumulator type
-// (agent_single_pass_scan).
+// (agent_single_pass_scan, through a tile IO: the plain scan's, or the
+// dedicated segmented and backward scans').
 #pragma once
 
 #include <cstdint>
 
+#include "../../detail/segmented_scan.hpp"
 #include "../agent/agent_scan.cuh"
 #include "../agent/agent_single_pass_scan.cuh"
 #include "../agent/look_back.cuh"
@@ -30,18 +32,36 @@ struct tile_slot {
   bool last;
 };
 
-// Thread 0 takes the next tile id; every thread learns it.
+// Thread 0 takes the next tile id; every thread learns it. Tiles are
+// TileItems scan positions each, except the first, which has `first_items`
+// (1..TileItems): backward scans put their partial tile first, so that the
+// full ones stay aligned (segmented_tile_io.cuh); all others pass TileItems.
 template <int TileItems>
-__device__ tile_slot next_tile(unsigned long long* counter, std::int64_t n, std::int64_t& shared_tile) {
+__device__ tile_slot next_tile(unsigned long long* counter, std::int64_t n, std::int64_t& shared_tile,
+                               std::int64_t first_items = TileItems) {
   if (threadIdx.x == 0) shared_tile = static_cast<std::int64_t>(atomicAdd(counter, 1ull));
   __syncthreads();
   tile_slot t;
   t.tile = shared_tile;
-  t.base = t.tile * TileItems;
-  const std::int64_t left = n - t.base;
-  t.valid = left < TileItems ? static_cast<int>(left) : TileItems;
-  t.last = left <= TileItems;
+  t.base = t.tile == 0 ? 0 : first_items + (t.tile - 1) * TileItems;
+  const std::int64_t left = n - t.base, size = t.tile == 0 ? first_items : TileItems;
+  t.valid = left < size ? static_cast<int>(left) : static_cast<int>(size);
+  t.last = left <= size;
   return t;
+}
+
+// A tile total that no predecessor can change (a segmented scan's total over
+// a tile holding a segment head: (a, b) -> b when b has one) is already the
+// tile's inclusive prefix, so it is published as P at once and later tiles'
+// look-backs stop there; with short segments, at the nearest tile. The same
+// bits as P = P_prev (+) total, so results stay deterministic.
+template <class A>
+__device__ bool total_is_prefix(const A&) {
+  return false;
+}
+template <class V>
+__device__ bool total_is_prefix(const streamscan::detail::seg_pair<V>& total) {
+  return total.head;
 }
 
 // The tile's exclusive prefix (every thread), published onwards as early as
@@ -56,10 +76,11 @@ __device__ maybe<A> resolve_tile_prefix(const tile_status<A>& status, const tile
   }
   if (LookBack == look_back_kind::decoupled) {
     if (threadIdx.x < 32) {
-      if (threadIdx.x == 0 && !t.last) status.publish(t.tile, tile_aggregate, tile_total);
+      const bool known = total_is_prefix(tile_total);
+      if (threadIdx.x == 0 && !t.last) status.publish(t.tile, known ? tile_prefix : tile_aggregate, tile_total);
       const A prefix = look_back_decoupled<A>(status, t.tile, op, MaxSleepNs);
       if (threadIdx.x == 0) {
-        if (!t.last) status.publish(t.tile, tile_prefix, op(prefix, tile_total));
+        if (!t.last && !known) status.publish(t.tile, tile_prefix, op(prefix, tile_total));
         shared_prefix.get() = prefix;
       }
     }
@@ -91,21 +112,24 @@ __global__ void __launch_bounds__(Policy::threads)
   agent.finish_tile(out + t.base, t.valid, items, row_excl, prefix, mode);
 }
 
-template <class Policy, look_back_kind LookBack, class A, class Op>
+template <class Policy, look_back_kind LookBack, class IO, class Op>
 __global__ void __launch_bounds__(Policy::threads)
-    single_pass_vector_scan_kernel(const A* in, A* out, std::int64_t n, tile_status<A> status,
-                                   unsigned long long* tile_counter, maybe<A> init, scan_mode mode, Op op) {
-  using agent_t = agent_single_pass_scan<Policy, A, Op>;
+    single_pass_vector_scan_kernel(IO io, std::int64_t n, std::int64_t first_tile_items,
+                                   tile_status<typename IO::value_type> status, unsigned long long* tile_counter,
+                                   maybe<typename IO::value_type> init, scan_mode mode, Op op) {
+  using agent_t = agent_single_pass_scan<Policy, IO, Op>;
+  using A = typename IO::value_type;
   __shared__ typename agent_t::temp_storage storage;
   __shared__ std::int64_t shared_tile;
   __shared__ uninitialized<A> shared_prefix;
-  const tile_slot t = next_tile<agent_t::tile_items>(tile_counter, n, shared_tile);
-  agent_t agent(storage, op);
+  const tile_slot t = next_tile<agent_t::tile_items>(tile_counter, n, shared_tile, first_tile_items);
+  agent_t agent(storage, io, op);
   A values[agent_t::vectors][agent_t::width];
-  const A tile_total = agent.scan_slices(in + t.base, t.valid, values);
+  typename IO::vector_meta meta[agent_t::vectors];
+  const A tile_total = agent.scan_slices(t.base, t.valid, values, meta);
   const maybe<A> prefix =
       resolve_tile_prefix<LookBack, Policy::look_back_sleep_ns>(status, t, tile_total, init, op, shared_prefix);
-  agent.finish(out + t.base, t.valid, values, prefix, mode);
+  agent.finish(t.base, t.valid, values, meta, prefix, mode);
 }
 
 }  // namespace streamscan::cuda::detail

@@ -1,0 +1,102 @@
+// streamscan/cuda/agent/segmented_tile_io.cuh - the tile IO (tile_io.cuh)
+// of the dedicated segmented and backward scans: raw pointers of the value
+// type V, head bits, forward or backward.
+//
+// It hands the agent (value, head) pairs (detail/segmented_scan.hpp) read
+// straight from memory: one 16-byte load of Width values and one 32-bit word
+// of head bits per vector (two when a backward vector's flags straddle a
+// word), instead of a generic iterator's per-element reads. Backward scans
+// read the vector that mirrors the slots and reverse it in registers; the
+// dispatcher cuts backward tiles from the far end (the partial tile is the
+// first in scan order), so every full tile's vectors are 16-byte aligned.
+#pragma once
+
+#include <cstdint>
+
+#include "../../detail/segmented_scan.hpp"
+#include "tile_io.cuh"
+
+namespace streamscan::cuda::detail {
+
+template <class V, int Width, class Op>
+struct segmented_tile_io {
+  using value_type = streamscan::detail::seg_pair<V>;
+  static constexpr int width = Width;
+  static_assert(32 % Width == 0, "a vector's head bits must not straddle a word going forward");
+  // The slots' own head bits (bit c: slot s0 + c): an exclusive scan writes
+  // the init there, whatever the pair in the slot holds by then.
+  struct vector_meta {
+    std::uint32_t heads;
+  };
+
+  const V* in;
+  V* out;
+  streamscan::detail::segment_heads heads;
+  V init;
+  bool fold_init;  // inclusive_init and exclusive: every segment starts from init
+  bool exclusive;
+  mutable Op op;
+
+  // Element of the lowest address among scan positions [k, k + Width).
+  __device__ std::int64_t first_element(std::int64_t k) const { return heads.backward ? heads.n - k - Width : k; }
+
+  // Heads of scan positions [k, k + Width), all < n, k a multiple of Width.
+  __device__ std::uint32_t head_run(std::int64_t k) const {
+    constexpr std::uint32_t all = Width == 32 ? ~0u : (1u << Width) - 1u;
+    const std::int64_t mask = heads.word_index_mask;
+    std::uint32_t m;
+    if (!heads.backward) {
+      m = (heads.bits[(k >> 5) & mask] >> (k & 31)) & all;
+    } else {
+      // Position k + c restarts where element n - k - c is flagged: the
+      // flags of elements j .. j + Width - 1, read in reverse. The top one is
+      // element n when k == 0 (clamped: position 0 is a head anyway).
+      const std::int64_t j = heads.n - k - Width + 1;
+      const std::int64_t top = j + Width - 1 < heads.n ? j + Width - 1 : heads.n - 1;
+      const std::uint64_t lo = heads.bits[(j >> 5) & mask];
+      const std::uint64_t hi = heads.bits[(top >> 5) & mask];
+      const std::uint64_t both = (top >> 5) == (j >> 5) ? lo : lo | (hi << 32);
+      const std::uint32_t f = static_cast<std::uint32_t>(both >> (j & 31)) & all;
+      m = __brev(f) >> (32 - Width);
+    }
+    return k == 0 ? m | 1u : m;
+  }
+
+  __device__ value_type make(V x, bool head) const {
+    if (fold_init) {  // the same for the whole call: no divergence
+      const V folded = static_cast<V>(op(init, x));
+      x = head ? folded : x;
+    }
+    return value_type{x, head};
+  }
+
+  __device__ void load(std::int64_t base, int s0, value_type (&v)[Width], vector_meta& meta) const {
+    const std::int64_t k = base + s0;
+    const vector_of<V, Width> raw = load_16<V, Width>(in + first_element(k));
+    meta.heads = head_run(k);
+#pragma unroll
+    for (int c = 0; c < Width; ++c)
+      v[c] = make(heads.backward ? raw.x[Width - 1 - c] : raw.x[c], ((meta.heads >> c) & 1u) != 0);
+  }
+  __device__ value_type load_one(std::int64_t base, int s, vector_meta& meta, int c) const {
+    const std::int64_t k = base + s;
+    const bool head = heads(k);
+    meta.heads |= static_cast<std::uint32_t>(head) << c;
+    return make(static_cast<V>(in[heads.element(k)]), head);
+  }
+
+  __device__ V result(const value_type& p, const vector_meta& meta, int c) const {
+    return exclusive && ((meta.heads >> c) & 1u) != 0 ? init : p.value;
+  }
+  __device__ void store(std::int64_t base, int s0, const value_type (&v)[Width], const vector_meta& meta) const {
+    vector_of<V, Width> raw;
+#pragma unroll
+    for (int c = 0; c < Width; ++c) raw.x[heads.backward ? Width - 1 - c : c] = result(v[c], meta, c);
+    store_16<V, Width>(out + first_element(base + s0), raw);
+  }
+  __device__ void store_one(std::int64_t base, int s, const value_type& v, const vector_meta& meta, int c) const {
+    out[heads.element(base + s)] = result(v, meta, c);
+  }
+};
+
+}  // namespace streamscan::cuda::detail

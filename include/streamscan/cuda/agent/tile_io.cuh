@@ -1,0 +1,64 @@
+// streamscan/cuda/agent/tile_io.cuh - where the vectorised single-pass agent
+// (agent_single_pass_scan.cuh) reads a tile's values and writes its results.
+//
+// The agent works in scan order: a tile is `valid` consecutive scan positions
+// from `base`, and it asks for `Width` of them at a time (slots s0..s0+Width-1
+// of the tile, s0 a multiple of Width), one 16-byte access each when the tile
+// is full, one position at a time when it is not. An IO maps scan positions to
+// memory and may carry a little per-vector state (`vector_meta`) from the load
+// to the store. This one is the plain scan's: raw pointers, forward.
+// segmented_tile_io.cuh is the segmented and backward scans'.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace streamscan::cuda::detail {
+
+// 16-byte accesses of Width values of T. The input is read once, so it is
+// not kept in L1 (ld.global.cs).
+template <class T, int Width>
+struct alignas(16) vector_of {
+  T x[Width];
+};
+
+template <class T, int Width>
+__device__ __forceinline__ vector_of<T, Width> load_16(const T* p) {
+  const uint4 raw = __ldcs(reinterpret_cast<const uint4*>(p));
+  vector_of<T, Width> v;
+  memcpy(&v, &raw, 16);
+  return v;
+}
+
+template <class T, int Width>
+__device__ __forceinline__ void store_16(T* p, const vector_of<T, Width>& v) {
+  uint4 raw;
+  memcpy(&raw, &v, 16);
+  *reinterpret_cast<uint4*>(p) = raw;
+}
+
+template <class A, int Width>
+struct pointer_tile_io {
+  using value_type = A;
+  static constexpr int width = Width;
+  struct vector_meta {};
+
+  const A* in;
+  A* out;
+
+  __device__ void load(std::int64_t base, int s0, A (&v)[Width], vector_meta&) const {
+    const vector_of<A, Width> raw = load_16<A, Width>(in + base + s0);
+#pragma unroll
+    for (int c = 0; c < Width; ++c) v[c] = raw.x[c];
+  }
+  __device__ A load_one(std::int64_t base, int s, vector_meta&, int) const { return in[base + s]; }
+  __device__ void store(std::int64_t base, int s0, const A (&v)[Width], const vector_meta&) const {
+    vector_of<A, Width> raw;
+#pragma unroll
+    for (int c = 0; c < Width; ++c) raw.x[c] = v[c];
+    store_16<A, Width>(out + base + s0, raw);
+  }
+  __device__ void store_one(std::int64_t base, int s, const A& v, const vector_meta&, int) const { out[base + s] = v; }
+};
+
+}  // namespace streamscan::cuda::detail

@@ -1,0 +1,63 @@
+// streamscan/cuda/dispatch/segmented_policy.cuh - tuning parameters of the
+// dedicated segmented (and backward) scan kernel, one constexpr source for
+// host and device.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace streamscan::cuda {
+
+// Candidate shapes: threads per block x 16-byte loads in flight per thread,
+// named "sTHREADSxVECTORS" in segmented_options::scan.policy. A thread holds
+// at most 32 (value, head) pairs: pairs take twice the registers of the plain
+// scan's values, whose best shape holds 64.
+struct segmented_shape {
+  int threads, vectors;
+};
+// Default: see the measurement in docs/performance.md (issue 5).
+// Few candidates: each is one more kernel per value type and operator.
+inline constexpr segmented_shape segmented_shapes[] = {{256, 8}, {128, 8}, {512, 4}};
+inline constexpr int segmented_shape_count = sizeof(segmented_shapes) / sizeof(segmented_shapes[0]);
+inline constexpr int default_segmented_shape = 0;
+
+constexpr int segmented_vectors(const segmented_shape& shape, int width) {
+  return shape.vectors * width > 32 ? 32 / width : shape.vectors;
+}
+
+// Scan positions per tile of shape `index` for values of `value_bytes`.
+constexpr std::int64_t segmented_tile_items(int index, std::size_t value_bytes) {
+  const int width = static_cast<int>(16 / value_bytes);
+  return std::int64_t{segmented_shapes[index].threads} * segmented_vectors(segmented_shapes[index], width) * width;
+}
+
+template <class V, int Shape = default_segmented_shape>
+struct segmented_scan_policy {
+  static constexpr int vector_width = static_cast<int>(16 / sizeof(V));
+  static constexpr int threads = segmented_shapes[Shape].threads;
+  static constexpr int vectors = segmented_vectors(segmented_shapes[Shape], vector_width);
+  static constexpr int tile_items = threads * vectors * vector_width;
+  static_assert(tile_items == segmented_tile_items(Shape, sizeof(V)));
+  static constexpr unsigned look_back_sleep_ns = 1024;
+};
+
+// The smallest tile of any shape: the tile status words are sized for it.
+template <class V>
+constexpr std::int64_t smallest_segmented_tile() {
+  std::int64_t t = std::int64_t{1} << 40;
+  for (int i = 0; i < segmented_shape_count; ++i) {
+    const std::int64_t items = segmented_tile_items(i, sizeof(V));
+    t = items < t ? items : t;
+  }
+  return t;
+}
+
+inline std::string segmented_shape_name(int index) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "s%dx%d", segmented_shapes[index].threads, segmented_shapes[index].vectors);
+  return buf;
+}
+
+}  // namespace streamscan::cuda
