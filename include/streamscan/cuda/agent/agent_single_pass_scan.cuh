@@ -1,7 +1,7 @@
 // streamscan/cuda/agent/agent_single_pass_scan.cuh - the fast tile agent of
 // the single-pass scans: raw pointers read and written 16 bytes at a time,
-// through a tile IO (tile_io.cuh: the plain scan; segmented_tile_io.cuh: the
-// segmented and backward scans, whose values are (value, head) pairs).
+// through a tile IO (tile_io.cuh). agent_segmented_scan.cuh is its segmented
+// sibling.
 //
 // No shared-memory transposes: each warp owns a contiguous slice of the tile
 // and reads it with 16-byte vector loads, `vectors` of them in flight per
@@ -38,15 +38,14 @@ class agent_single_pass_scan {
 
   struct temp_storage {
     uninitialized<A> warp_inclusive[warps];
-    uninitialized<A> partial_total;
   };
 
   __device__ agent_single_pass_scan(temp_storage& storage, const IO& io, Op& op) : s_(storage), io_(io), op_(op) {}
 
-  // Loads the tile at scan position `base`, slots [0, valid), and scans each
-  // warp's slice in registers. Returns the tile total (every thread): that of
-  // its valid slots, also for a partial tile (a backward scan's partial tile
-  // comes first, and its successors read its total).
+  // Loads the tile at `base`, slots [0, valid), and scans each warp's slice in
+  // registers. Returns the tile total (every thread). A partial tile also
+  // folds filler values into its total; only the last tile is partial, and no
+  // one reads it.
   __device__ A scan_slices(std::int64_t base, int valid, A (&v)[vectors][width], meta_t (&meta)[vectors]) {
     const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
     load(base, valid, v, meta, lane, warp);
@@ -73,23 +72,7 @@ class agent_single_pass_scan {
       s_.warp_inclusive[lane].get() = warp_scan::inclusive(s_.warp_inclusive[lane].get(), op_, lane, warps);
     }
     __syncthreads();
-    if (valid == tile_items) return s_.warp_inclusive[warps - 1].get();
-    // Partial tile (block-uniform): the filler slots after `valid` hold
-    // arbitrary values, so the total is the inclusive result of slot valid - 1.
-    const int last = valid - 1, owner_warp = last / warp_items, in_slice = last % warp_items;
-    if (warp == owner_warp && lane == (in_slice / width) % 32) {
-      const int k = in_slice / (32 * width), c = in_slice % width;
-      A total{};
-#pragma unroll
-      for (int kk = 0; kk < vectors; ++kk)
-#pragma unroll
-        for (int cc = 0; cc < width; ++cc)
-          if (kk == k && cc == c) total = v[kk][cc];  // constant register indices only
-      if (warp > 0) total = op_(s_.warp_inclusive[warp - 1].get(), total);
-      s_.partial_total.get() = total;
-    }
-    __syncthreads();
-    return s_.partial_total.get();
+    return s_.warp_inclusive[warps - 1].get();
   }
 
   // Adds (tile prefix, warps before) to the slice and stores it; exclusive

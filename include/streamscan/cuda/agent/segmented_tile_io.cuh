@@ -2,13 +2,14 @@
 // of the dedicated segmented and backward scans: raw pointers of the value
 // type V, head bits, forward or backward.
 //
-// It hands the agent (value, head) pairs (detail/segmented_scan.hpp) read
-// straight from memory: one 16-byte load of Width values and one 32-bit word
-// of head bits per vector (two when a backward vector's flags straddle a
+// It hands the agent (agent_segmented_scan.cuh) values and their head bits
+// read straight from memory: one 16-byte load of Width values and one 32-bit
+// word of head bits per vector (two when a backward vector's flags straddle a
 // word), instead of a generic iterator's per-element reads. Backward scans
 // read the vector that mirrors the slots and reverse it in registers; the
-// dispatcher cuts backward tiles from the far end (the partial tile is the
-// first in scan order), so every full tile's vectors are 16-byte aligned.
+// dispatcher cuts backward tiles from the far end (the first tile in scan
+// order starts with filler slots), so every full tile's vectors are 16-byte
+// aligned.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,7 @@ namespace streamscan::cuda::detail {
 
 template <class V, int Width, class Op>
 struct segmented_tile_io {
-  using value_type = streamscan::detail::seg_pair<V>;
+  using value_type = V;
   static constexpr int width = Width;
   static_assert(32 % Width == 0, "a vector's head bits must not straddle a word going forward");
   // The slots' own head bits (bit c: slot s0 + c): an exclusive scan writes
@@ -51,8 +52,9 @@ struct segmented_tile_io {
       // Position k + c restarts where element n - k - c is flagged: the
       // flags of elements j .. j + Width - 1, read in reverse. The top one is
       // element n when k == 0 (clamped: position 0 is a head anyway).
-      const std::int64_t j = heads.n - k - Width + 1;
+      std::int64_t j = heads.n - k - Width + 1;
       const std::int64_t top = j + Width - 1 < heads.n ? j + Width - 1 : heads.n - 1;
+      j = j < top ? j : top;  // Width 1, k == 0: element n
       const std::uint64_t lo = heads.bits[(j >> 5) & mask];
       const std::uint64_t hi = heads.bits[(top >> 5) & mask];
       const std::uint64_t both = (top >> 5) == (j >> 5) ? lo : lo | (hi << 32);
@@ -62,40 +64,42 @@ struct segmented_tile_io {
     return k == 0 ? m | 1u : m;
   }
 
-  __device__ value_type make(V x, bool head) const {
-    if (fold_init) {  // the same for the whole call: no divergence
+  // Every segment starts from init (inclusive_init, exclusive): folded in at
+  // the head. The same for the whole call: no divergence.
+  __device__ V fold(V x, bool head) const {
+    if (fold_init) {
       const V folded = static_cast<V>(op(init, x));
       x = head ? folded : x;
     }
-    return value_type{x, head};
+    return x;
   }
 
-  __device__ void load(std::int64_t base, int s0, value_type (&v)[Width], vector_meta& meta) const {
+  __device__ void load(std::int64_t base, int s0, V (&v)[Width], vector_meta& meta) const {
     const std::int64_t k = base + s0;
     const vector_of<V, Width> raw = load_16<V, Width>(in + first_element(k));
     meta.heads = head_run(k);
 #pragma unroll
     for (int c = 0; c < Width; ++c)
-      v[c] = make(heads.backward ? raw.x[Width - 1 - c] : raw.x[c], ((meta.heads >> c) & 1u) != 0);
+      v[c] = fold(heads.backward ? raw.x[Width - 1 - c] : raw.x[c], ((meta.heads >> c) & 1u) != 0);
   }
-  __device__ value_type load_one(std::int64_t base, int s, vector_meta& meta, int c) const {
+  __device__ V load_one(std::int64_t base, int s, vector_meta& meta, int c) const {
     const std::int64_t k = base + s;
     const bool head = heads(k);
     meta.heads |= static_cast<std::uint32_t>(head) << c;
-    return make(static_cast<V>(in[heads.element(k)]), head);
+    return fold(static_cast<V>(in[heads.element(k)]), head);
   }
 
-  __device__ V result(const value_type& p, const vector_meta& meta, int c) const {
-    return exclusive && ((meta.heads >> c) & 1u) != 0 ? init : p.value;
+  __device__ V result(const V& x, const vector_meta& meta, int c) const {
+    return exclusive && ((meta.heads >> c) & 1u) != 0 ? init : x;
   }
-  __device__ void store(std::int64_t base, int s0, const value_type (&v)[Width], const vector_meta& meta) const {
+  __device__ void store(std::int64_t base, int s0, const V (&v)[Width], const vector_meta& meta) const {
     vector_of<V, Width> raw;
 #pragma unroll
     for (int c = 0; c < Width; ++c) raw.x[heads.backward ? Width - 1 - c : c] = result(v[c], meta, c);
     store_16<V, Width>(out + first_element(base + s0), raw);
   }
-  __device__ void store_one(std::int64_t base, int s, const value_type& v, const vector_meta& meta, int c) const {
-    out[heads.element(base + s)] = result(v, meta, c);
+  __device__ void store_one(std::int64_t base, int s, const V& x, const vector_meta& meta, int c) const {
+    out[heads.element(base + s)] = result(x, meta, c);
   }
 };
 

@@ -111,8 +111,8 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
         using io_t = pointer_tile_io<A, vector_policy::vector_width>;
         return launch(fn, "single_pass_vector_scan_kernel<decoupled>",
                       single_pass_vector_scan_kernel<vector_policy, kind, io_t, Op>, tiles, vector_policy::threads,
-                      stream, io_t{static_cast<const A*>(in), out}, n, std::int64_t{vector_policy::tile_items},
-                      tile_status<A>(bytes + counter_bytes, tiles), counter, init, mode, op);
+                      stream, io_t{static_cast<const A*>(in), out}, n, tile_status<A>(bytes + counter_bytes, tiles),
+                      counter, init, mode, op);
       };
       if constexpr (vector_scan_policy_for<A>::tunable)
         return visit_candidate<streamscan::detail::vector_shape_count>(chosen.index, run);

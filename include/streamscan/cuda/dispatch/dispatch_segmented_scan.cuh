@@ -23,7 +23,7 @@
 #include "../../status.hpp"
 #include "../agent/segmented_tile_io.cuh"
 #include "../kernels/segment_kernels.cuh"
-#include "../kernels/single_pass_scan_kernel.cuh"
+#include "../kernels/segmented_scan_kernel.cuh"
 #include "../util/runtime.cuh"
 #include "dispatch_scan.cuh"
 #include "segmented_policy.cuh"
@@ -69,13 +69,13 @@ inline status choose_segmented_shape(const char* fn, const char* policy, int& sh
 
 // The dedicated kernel: a tile counter and the tile status words in `bytes`
 // (sized for the smallest shape), reset by one memset; then one kernel.
-// Backward scans put the partial tile first, so that full tiles are aligned.
+// Backward scans put filler slots before the first tile, so that full tiles
+// are aligned.
 template <class A, class Op>
 status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t bytes_size, const A* in, A* out,
                                std::int64_t n, const streamscan::detail::segment_heads& heads, Op op,
                                maybe<A> init, scan_mode mode, int shape, cudaStream_t stream) {
-  namespace sd = streamscan::detail;
-  using P = sd::seg_pair<A>;
+  using P = streamscan::detail::seg_pair<A>;
   if (const cudaError_t e = cudaMemsetAsync(bytes, 0, bytes_size, stream); e != cudaSuccess) {
     cudaGetLastError();
     return cuda_status(fn, "resetting the tile status words (cudaMemsetAsync)", e);
@@ -84,13 +84,12 @@ status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t
     using policy = segmented_scan_policy<A, decltype(shape_constant)::value>;
     using io_t = segmented_tile_io<A, policy::vector_width, Op>;
     const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
-    const std::int64_t first = heads.backward ? n - (tiles - 1) * policy::tile_items : policy::tile_items;
+    const std::int64_t lead = heads.backward ? tiles * policy::tile_items - n : 0;
     const io_t io{in, out, heads, init.value, init.present, mode == scan_mode::exclusive, op};
     const maybe<P> pinit{P{init.value, false}, mode == scan_mode::exclusive};
-    return launch(fn, "single_pass_vector_scan_kernel<segmented>",
-                  single_pass_vector_scan_kernel<policy, look_back_kind::decoupled, io_t, sd::segmented_op<Op>>, tiles,
-                  policy::threads, stream, io, n, first, tile_status<P>(bytes + 256, tiles),
-                  reinterpret_cast<unsigned long long*>(bytes), pinit, mode, sd::segmented_op<Op>{op});
+    return launch(fn, "segmented_scan_kernel", segmented_scan_kernel<policy, io_t, Op>, tiles, policy::threads,
+                  stream, io, n, lead, tile_status<P>(bytes + 256, tiles), reinterpret_cast<unsigned long long*>(bytes),
+                  pinit, mode, op);
   };
   return visit_candidate<segmented_shape_count>(shape, run);
 }

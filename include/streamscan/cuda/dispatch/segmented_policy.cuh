@@ -12,19 +12,18 @@ namespace streamscan::cuda {
 
 // Candidate shapes: threads per block x 16-byte loads in flight per thread,
 // named "sTHREADSxVECTORS" in segmented_options::scan.policy. A thread holds
-// at most 32 (value, head) pairs: pairs take twice the registers of the plain
-// scan's values, whose best shape holds 64.
+// at most 64 values (one bit each in a mask of the agent).
 struct segmented_shape {
   int threads, vectors;
 };
 // Default: see the measurement in docs/performance.md (issue 5).
 // Few candidates: each is one more kernel per value type and operator.
-inline constexpr segmented_shape segmented_shapes[] = {{256, 8}, {128, 8}, {512, 4}};
+inline constexpr segmented_shape segmented_shapes[] = {{256, 8}, {128, 8}, {512, 4}, {128, 16}};
 inline constexpr int segmented_shape_count = sizeof(segmented_shapes) / sizeof(segmented_shapes[0]);
 inline constexpr int default_segmented_shape = 0;
 
 constexpr int segmented_vectors(const segmented_shape& shape, int width) {
-  return shape.vectors * width > 32 ? 32 / width : shape.vectors;
+  return shape.vectors * width > 64 ? 64 / width : shape.vectors;
 }
 
 // Scan positions per tile of shape `index` for values of `value_bytes`.

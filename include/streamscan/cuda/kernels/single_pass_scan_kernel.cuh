@@ -9,8 +9,8 @@
 // Two kernels share the tile protocol: a general one (any iterators, any
 // conversion, tiles through shared memory: agent_scan) and a vectorised one
 // for raw, 16-byte aligned pointers of the accumulator type
-// (agent_single_pass_scan, through a tile IO: the plain scan's, or the
-// dedicated segmented and backward scans').
+// (agent_single_pass_scan). segmented_scan_kernel.cuh adds the dedicated
+// segmented scan on the same protocol.
 #pragma once
 
 #include <cstdint>
@@ -26,27 +26,29 @@ namespace streamscan::cuda::detail {
 
 enum class look_back_kind { chained, decoupled };
 
+// Tile `tile` covers slots [lo, valid) at scan positions base + slot.
 struct tile_slot {
   std::int64_t tile, base;
-  int valid;
+  int lo, valid;
   bool last;
 };
 
 // Thread 0 takes the next tile id; every thread learns it. Tiles are
-// TileItems scan positions each, except the first, which has `first_items`
-// (1..TileItems): backward scans put their partial tile first, so that the
-// full ones stay aligned (segmented_tile_io.cuh); all others pass TileItems.
+// TileItems scan positions; `lead` filler slots go before the first
+// (backward segmented scans start there, so that full tiles stay aligned:
+// segmented_tile_io.cuh); all others pass 0.
 template <int TileItems>
 __device__ tile_slot next_tile(unsigned long long* counter, std::int64_t n, std::int64_t& shared_tile,
-                               std::int64_t first_items = TileItems) {
+                               std::int64_t lead = 0) {
   if (threadIdx.x == 0) shared_tile = static_cast<std::int64_t>(atomicAdd(counter, 1ull));
   __syncthreads();
   tile_slot t;
   t.tile = shared_tile;
-  t.base = t.tile == 0 ? 0 : first_items + (t.tile - 1) * TileItems;
-  const std::int64_t left = n - t.base, size = t.tile == 0 ? first_items : TileItems;
-  t.valid = left < size ? static_cast<int>(left) : static_cast<int>(size);
-  t.last = left <= size;
+  t.base = t.tile * TileItems - lead;
+  t.lo = t.base < 0 ? static_cast<int>(-t.base) : 0;
+  const std::int64_t left = n - t.base;
+  t.valid = left < TileItems ? static_cast<int>(left) : TileItems;
+  t.last = left <= TileItems;
   return t;
 }
 
@@ -114,15 +116,15 @@ __global__ void __launch_bounds__(Policy::threads)
 
 template <class Policy, look_back_kind LookBack, class IO, class Op>
 __global__ void __launch_bounds__(Policy::threads)
-    single_pass_vector_scan_kernel(IO io, std::int64_t n, std::int64_t first_tile_items,
-                                   tile_status<typename IO::value_type> status, unsigned long long* tile_counter,
-                                   maybe<typename IO::value_type> init, scan_mode mode, Op op) {
+    single_pass_vector_scan_kernel(IO io, std::int64_t n, tile_status<typename IO::value_type> status,
+                                   unsigned long long* tile_counter, maybe<typename IO::value_type> init,
+                                   scan_mode mode, Op op) {
   using agent_t = agent_single_pass_scan<Policy, IO, Op>;
   using A = typename IO::value_type;
   __shared__ typename agent_t::temp_storage storage;
   __shared__ std::int64_t shared_tile;
   __shared__ uninitialized<A> shared_prefix;
-  const tile_slot t = next_tile<agent_t::tile_items>(tile_counter, n, shared_tile, first_tile_items);
+  const tile_slot t = next_tile<agent_t::tile_items>(tile_counter, n, shared_tile);
   agent_t agent(storage, io, op);
   A values[agent_t::vectors][agent_t::width];
   typename IO::vector_meta meta[agent_t::vectors];

@@ -1,0 +1,181 @@
+// streamscan/cuda/agent/agent_segmented_scan.cuh - the tile agent of the
+// dedicated segmented (and backward) scan: agent_single_pass_scan's warp
+// slices and 16-byte vectors, with segment heads.
+//
+// Registers hold plain values, not (value, head) pairs: a thread keeps its
+// vectors' head bits (from the IO) and one bit per slot saying whether a head
+// lies between the start of its warp's slice and the slot ("closed": a prefix
+// from before the slice does not reach it). Only per-thread totals, warp
+// totals and the tile's prefix travel as pairs (detail/segmented_scan.hpp's
+// operator), so a thread needs about half the registers of a pair scan.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "../../detail/segmented_scan.hpp"
+#include "../util/shuffle.cuh"
+#include "../util/uninitialized.cuh"
+#include "../warp/warp_scan.cuh"
+#include "agent_scan.cuh"
+
+namespace streamscan::cuda::detail {
+
+template <class Policy, class IO, class Op>
+class agent_segmented_scan {
+ public:
+  using V = typename IO::value_type;
+  using P = streamscan::detail::seg_pair<V>;
+  using meta_t = typename IO::vector_meta;  // .heads: bit c = slot c of the vector starts a segment
+  static constexpr int threads = Policy::threads;
+  static constexpr int warps = threads / 32;
+  static constexpr int width = IO::width;
+  static constexpr int vectors = Policy::vectors;
+  static constexpr int warp_items = 32 * width * vectors;
+  static constexpr int tile_items = warps * warp_items;
+  static_assert(threads % 32 == 0, "whole warps only");
+  static_assert(vectors * width <= 64, "one 'closed' bit per slot of a thread");
+  using mask_t = std::conditional_t<vectors * width <= 32, std::uint32_t, std::uint64_t>;
+
+  struct temp_storage {
+    uninitialized<P> warp_inclusive[warps];
+  };
+
+  __device__ agent_segmented_scan(temp_storage& storage, const IO& io, Op& op) : s_(storage), io_(io), op_(op) {}
+
+  // Loads slots [lo, valid) of the tile at `base` (the others are fillers)
+  // and scans each warp's slice. Returns the tile total (every thread).
+  // Fillers never reach a published total: they come after the last real
+  // slot (the last tile, which publishes nothing) or before scan position 0,
+  // which is a head.
+  __device__ P scan_slices(std::int64_t base, int lo, int valid, V (&v)[vectors][width], meta_t (&meta)[vectors],
+                           mask_t& closed) {
+    const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
+    load(base, lo, valid, v, meta, lane, warp);
+    const streamscan::detail::segmented_op<Op> pop{op_};
+    maybe<P> carry{P{}, false};
+    closed = 0;
+#pragma unroll
+    for (int k = 0; k < vectors; ++k) {
+      const std::uint32_t h = meta[k].heads;
+#pragma unroll
+      for (int c = 1; c < width; ++c) {
+        const V joined = op_(v[k][c - 1], v[k][c]);
+        v[k][c] = (h >> c) & 1u ? v[k][c] : joined;
+      }
+      P incl, excl;
+      warp_scan::scan(P{v[k][width - 1], h != 0}, pop, lane, 32, incl, excl);
+      // What comes before this vector in the slice: carry (+) the lanes before.
+      maybe<P> p{excl, lane > 0};
+      if (carry.present) p = {lane > 0 ? pop(carry.value, excl) : carry.value, true};
+      const std::uint32_t seen = heads_so_far(h);  // bit c: a head in slots 0..c
+      if (p.present) {
+#pragma unroll
+        for (int c = 0; c < width; ++c) {
+          const V joined = op_(p.value.value, v[k][c]);
+          v[k][c] = (seen >> c) & 1u ? v[k][c] : joined;
+        }
+      }
+      closed |= static_cast<mask_t>(p.present && p.value.head ? all_slots : seen) << (k * width);
+      const P slice_total = shfl_idx(0xffffffffu, incl, 31);
+      carry = {carry.present ? pop(carry.value, slice_total) : slice_total, true};
+    }
+    if (lane == 0) s_.warp_inclusive[warp].get() = carry.value;
+    __syncthreads();
+    if (warp == 0 && lane < warps) {  // only the lanes the shuffles' mask names
+      s_.warp_inclusive[lane].get() = warp_scan::inclusive(s_.warp_inclusive[lane].get(), pop, lane, warps);
+    }
+    __syncthreads();
+    return s_.warp_inclusive[warps - 1].get();
+  }
+
+  // Adds (tile prefix, warps before) to the slots no head closes and stores;
+  // exclusive mode shifts every value one place to the right first (the IO
+  // writes the init where a segment starts).
+  __device__ void finish(std::int64_t base, int lo, int valid, V (&v)[vectors][width],
+                         const meta_t (&meta)[vectors], mask_t closed, maybe<P> prefix, scan_mode mode) {
+    const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
+    const streamscan::detail::segmented_op<Op> pop{op_};
+    maybe<P> p = prefix;
+    if (warp > 0) {
+      const P before = s_.warp_inclusive[warp - 1].get();
+      p = {p.present ? pop(p.value, before) : before, true};
+    }
+    if (p.present) {
+#pragma unroll
+      for (int k = 0; k < vectors; ++k)
+#pragma unroll
+        for (int c = 0; c < width; ++c) {
+          const V joined = op_(p.value.value, v[k][c]);
+          v[k][c] = (closed >> (k * width + c)) & 1u ? v[k][c] : joined;
+        }
+    }
+    if (mode == scan_mode::exclusive) {
+      V previous_last = p.value.value;
+#pragma unroll
+      for (int k = 0; k < vectors; ++k) {
+        const V last = v[k][width - 1];
+        const V from_left = shfl_up(0xffffffffu, last, 1);
+        const V slice_last = shfl_idx(0xffffffffu, last, 31);
+#pragma unroll
+        for (int c = width - 1; c > 0; --c) v[k][c] = v[k][c - 1];
+        v[k][0] = lane > 0 ? from_left : previous_last;
+        previous_last = slice_last;
+      }
+    }
+    store(base, lo, valid, v, meta, lane, warp);
+  }
+
+ private:
+  static constexpr std::uint32_t all_slots = width == 32 ? ~0u : (1u << width) - 1u;
+
+  __device__ static std::uint32_t heads_so_far(std::uint32_t h) {
+#pragma unroll
+    for (int s = 1; s < width; s *= 2) h |= h << s;
+    return h & all_slots;
+  }
+
+  __device__ void load(std::int64_t base, int lo, int valid, V (&v)[vectors][width], meta_t (&meta)[vectors],
+                       int lane, int warp) const {
+    const int slice = warp * warp_items;
+    if (lo == 0 && valid == tile_items) {
+#pragma unroll
+      for (int k = 0; k < vectors; ++k) io_.load(base, slice + (32 * k + lane) * width, v[k], meta[k]);
+    } else {
+      meta_t none{};
+      const V filler = io_.load_one(base, lo, none, 0);
+#pragma unroll
+      for (int k = 0; k < vectors; ++k) {
+        meta[k] = meta_t{};
+#pragma unroll
+        for (int c = 0; c < width; ++c) {
+          const int i = slice + (32 * k + lane) * width + c;
+          v[k][c] = i >= lo && i < valid ? io_.load_one(base, i, meta[k], c) : filler;
+        }
+      }
+    }
+  }
+
+  __device__ void store(std::int64_t base, int lo, int valid, const V (&v)[vectors][width],
+                        const meta_t (&meta)[vectors], int lane, int warp) const {
+    const int slice = warp * warp_items;
+    if (lo == 0 && valid == tile_items) {
+#pragma unroll
+      for (int k = 0; k < vectors; ++k) io_.store(base, slice + (32 * k + lane) * width, v[k], meta[k]);
+    } else {
+#pragma unroll
+      for (int k = 0; k < vectors; ++k)
+#pragma unroll
+        for (int c = 0; c < width; ++c) {
+          const int i = slice + (32 * k + lane) * width + c;
+          if (i >= lo && i < valid) io_.store_one(base, i, v[k][c], meta[k], c);
+        }
+    }
+  }
+
+  temp_storage& s_;
+  const IO& io_;
+  Op& op_;
+};
+
+}  // namespace streamscan::cuda::detail

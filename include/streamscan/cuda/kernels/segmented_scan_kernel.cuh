@@ -1,0 +1,41 @@
+// streamscan/cuda/kernels/segmented_scan_kernel.cuh - the dedicated
+// segmented (and backward) scan: one kernel, one read of the values and the
+// head bits, one write; the tile protocol of the single-pass scans
+// (single_pass_scan_kernel.cuh: dynamic tile ids, decoupled look-back) with
+// (value, head) pairs in the status words.
+#pragma once
+
+#include <cstdint>
+
+#include "../agent/agent_segmented_scan.cuh"
+#include "single_pass_scan_kernel.cuh"
+
+namespace streamscan::cuda::detail {
+
+// `lead`: filler slots before scan position 0 (backward scans; see next_tile).
+template <class Policy, class IO, class Op>
+__global__ void __launch_bounds__(Policy::threads)
+    segmented_scan_kernel(IO io, std::int64_t n, std::int64_t lead,
+                          tile_status<streamscan::detail::seg_pair<typename IO::value_type>> status,
+                          unsigned long long* tile_counter,
+                          maybe<streamscan::detail::seg_pair<typename IO::value_type>> init, scan_mode mode, Op op) {
+  using agent_t = agent_segmented_scan<Policy, IO, Op>;
+  using V = typename IO::value_type;
+  using P = streamscan::detail::seg_pair<V>;
+  __shared__ typename agent_t::temp_storage storage;
+  __shared__ std::int64_t shared_tile;
+  __shared__ uninitialized<P> shared_prefix;
+  const tile_slot t = next_tile<agent_t::tile_items>(tile_counter, n, shared_tile, lead);
+  agent_t agent(storage, io, op);
+  V values[agent_t::vectors][agent_t::width];
+  typename IO::vector_meta meta[agent_t::vectors];
+  typename agent_t::mask_t closed;
+  const P tile_total = agent.scan_slices(t.base, t.lo, t.valid, values, meta, closed);
+  streamscan::detail::segmented_op<Op> pop{op};
+  const maybe<P> prefix =
+      resolve_tile_prefix<look_back_kind::decoupled, Policy::look_back_sleep_ns>(status, t, tile_total, init, pop,
+                                                                                 shared_prefix);
+  agent.finish(t.base, t.lo, t.valid, values, meta, closed, prefix, mode);
+}
+
+}  // namespace streamscan::cuda::detail
