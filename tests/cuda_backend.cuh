@@ -175,10 +175,14 @@ struct cuda_backend {
     d_out.upload(padded(req.in_place ? in : out));  // out arrives poisoned
     A* dst = d_out.get() + pad;
     const A* src = req.in_place ? dst : d_in.get() + pad;
-    device_buffer<unsigned char> d_flags(segs.flags.size());
+    device_buffer<unsigned char> d_flags(pad + segs.flags.size());  // flags off the 16-byte grid too
     device_buffer<std::uint32_t> d_bits(segs.bits.size());
     device_buffer<std::int64_t> d_offsets(segs.offsets.size());
-    d_flags.upload(segs.flags);
+    {
+      std::vector<unsigned char> f(pad, 0);
+      f.insert(f.end(), segs.flags.begin(), segs.flags.end());
+      d_flags.upload(f);
+    }
     d_bits.upload(segs.bits);
     d_offsets.upload(segs.offsets);
     const ss::segmented_options opt{req.direction, {req.strategy, req.policy}};
@@ -210,7 +214,7 @@ struct cuda_backend {
       STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
     };
     switch (req.form) {
-      case seg_form::flags: call(ss::head_flags(static_cast<const unsigned char*>(d_flags.get()))); break;
+      case seg_form::flags: call(ss::head_flags(static_cast<const unsigned char*>(d_flags.get() + pad))); break;
       case seg_form::bits: call(ss::head_bits(static_cast<const std::uint32_t*>(d_bits.get()))); break;
       case seg_form::offsets:
         call(ss::segment_offsets{static_cast<const std::int64_t*>(d_offsets.get()),

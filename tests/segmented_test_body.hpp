@@ -65,7 +65,8 @@ inline segments_fixture make_segments(std::mt19937_64& rng, std::int64_t n, doub
   segments_fixture s;
   s.flags.assign(static_cast<std::size_t>(n), 0);
   std::bernoulli_distribution head(mean_length <= 1 ? 1.0 : 1.0 / mean_length);
-  for (auto& f : s.flags) f = head(rng) ? 1 : 0;
+  // Any nonzero byte flags a head (the GPU tests bytes 16 at a time).
+  for (auto& f : s.flags) f = head(rng) ? static_cast<unsigned char>(1 + rng() % 255) : 0;
   s.bits.assign(static_cast<std::size_t>((n + 31) / 32), 0u);
   std::bernoulli_distribution empty(0.2);
   s.offsets.push_back(0);

@@ -63,9 +63,12 @@ class agent_segmented_scan {
         const V joined = op_(v[k][c - 1], v[k][c]);
         v[k][c] = (h >> c) & 1u ? v[k][c] : joined;
       }
-      P incl, excl;
-      warp_scan::scan(P{v[k][width - 1], h != 0}, pop, lane, 32, incl, excl);
-      // What comes before this vector in the slice: carry (+) the lanes before.
+      // The warp's totals of this vector: a segmented scan of values, the
+      // heads' ballot standing in for the pairs' flags.
+      unsigned lane_heads;
+      const V incl = warp_scan::inclusive_segmented(v[k][width - 1], h != 0, op_, lane, lane_heads);
+      const P excl{shfl_up(0xffffffffu, incl, 1), (lane_heads & ((1u << lane) - 1u)) != 0};  // lanes below
+      // What comes before this vector in the slice: carry (+) the lanes below.
       maybe<P> p{excl, lane > 0};
       if (carry.present) p = {lane > 0 ? pop(carry.value, excl) : carry.value, true};
       const std::uint32_t seen = heads_so_far(h);  // bit c: a head in slots 0..c
@@ -77,7 +80,7 @@ class agent_segmented_scan {
         }
       }
       closed |= static_cast<mask_t>(p.present && p.value.head ? all_slots : seen) << (k * width);
-      const P slice_total = shfl_idx(0xffffffffu, incl, 31);
+      const P slice_total{shfl_idx(0xffffffffu, incl, 31), lane_heads != 0};
       carry = {carry.present ? pop(carry.value, slice_total) : slice_total, true};
     }
     if (lane == 0) s_.warp_inclusive[warp].get() = carry.value;

@@ -19,7 +19,9 @@
 
 namespace streamscan::cuda::detail {
 
-template <class V, int Width, class Op>
+// Backward is a template parameter: the mirrored addresses and the reversal
+// in registers then cost nothing in forward scans.
+template <class V, int Width, class Op, bool Backward>
 struct segmented_tile_io {
   using value_type = V;
   static constexpr int width = Width;
@@ -39,14 +41,14 @@ struct segmented_tile_io {
   mutable Op op;
 
   // Element of the lowest address among scan positions [k, k + Width).
-  __device__ std::int64_t first_element(std::int64_t k) const { return heads.backward ? heads.n - k - Width : k; }
+  __device__ std::int64_t first_element(std::int64_t k) const { return Backward ? heads.n - k - Width : k; }
 
   // Heads of scan positions [k, k + Width), all < n, k a multiple of Width.
   __device__ std::uint32_t head_run(std::int64_t k) const {
     constexpr std::uint32_t all = Width == 32 ? ~0u : (1u << Width) - 1u;
     const std::int64_t mask = heads.word_index_mask;
     std::uint32_t m;
-    if (!heads.backward) {
+    if constexpr (!Backward) {
       m = (heads.bits[(k >> 5) & mask] >> (k & 31)) & all;
     } else {
       // Position k + c restarts where element n - k - c is flagged: the
@@ -80,7 +82,7 @@ struct segmented_tile_io {
     meta.heads = head_run(k);
 #pragma unroll
     for (int c = 0; c < Width; ++c)
-      v[c] = fold(heads.backward ? raw.x[Width - 1 - c] : raw.x[c], ((meta.heads >> c) & 1u) != 0);
+      v[c] = fold(raw.x[Backward ? Width - 1 - c : c], ((meta.heads >> c) & 1u) != 0);
   }
   __device__ V load_one(std::int64_t base, int s, vector_meta& meta, int c) const {
     const std::int64_t k = base + s;
@@ -95,7 +97,12 @@ struct segmented_tile_io {
   __device__ void store(std::int64_t base, int s0, const V (&v)[Width], const vector_meta& meta) const {
     vector_of<V, Width> raw;
 #pragma unroll
-    for (int c = 0; c < Width; ++c) raw.x[heads.backward ? Width - 1 - c : c] = result(v[c], meta, c);
+    for (int c = 0; c < Width; ++c) raw.x[Backward ? Width - 1 - c : c] = v[c];
+    if (exclusive) {  // the same for the whole call
+#pragma unroll
+      for (int c = 0; c < Width; ++c)
+        if ((meta.heads >> c) & 1u) raw.x[Backward ? Width - 1 - c : c] = init;
+    }
     store_16<V, Width>(out + first_element(base + s0), raw);
   }
   __device__ void store_one(std::int64_t base, int s, const V& x, const vector_meta& meta, int c) const {

@@ -82,14 +82,17 @@ status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t
   }
   auto run = [&](auto shape_constant) {
     using policy = segmented_scan_policy<A, decltype(shape_constant)::value>;
-    using io_t = segmented_tile_io<A, policy::vector_width, Op>;
     const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
-    const std::int64_t lead = heads.backward ? tiles * policy::tile_items - n : 0;
-    const io_t io{in, out, heads, init.value, init.present, mode == scan_mode::exclusive, op};
     const maybe<P> pinit{P{init.value, false}, mode == scan_mode::exclusive};
-    return launch(fn, "segmented_scan_kernel", segmented_scan_kernel<policy, io_t, Op>, tiles, policy::threads,
-                  stream, io, n, lead, tile_status<P>(bytes + 256, tiles), reinterpret_cast<unsigned long long*>(bytes),
-                  pinit, mode, op);
+    auto go = [&](auto backward) {
+      using io_t = segmented_tile_io<A, policy::vector_width, Op, decltype(backward)::value>;
+      const std::int64_t lead = backward ? tiles * policy::tile_items - n : 0;
+      const io_t io{in, out, heads, init.value, init.present, mode == scan_mode::exclusive, op};
+      return launch(fn, "segmented_scan_kernel", segmented_scan_kernel<policy, io_t, Op>, tiles, policy::threads,
+                    stream, io, n, lead, tile_status<P>(bytes + 256, tiles),
+                    reinterpret_cast<unsigned long long*>(bytes), pinit, mode, op);
+    };
+    return heads.backward ? go(std::true_type{}) : go(std::false_type{});
   };
   return visit_candidate<segmented_shape_count>(shape, run);
 }
@@ -164,7 +167,7 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
         !s)
       return s;
   } else if constexpr (std::is_same_v<Segments, head_flags>) {
-    const std::int64_t warps = (n + 31) / 32;
+    const std::int64_t warps = (n + 1023) / 1024;  // a warp per 1024 flags
     const std::int64_t grid = (warps + 7) / 8 < 8192 ? (warps + 7) / 8 : 8192;
     if (status s = launch(fn, "pack_head_flags_kernel", pack_head_flags_kernel<unsigned char>, grid, 256, stream, segments.flags, n,
                           bits);

@@ -16,9 +16,11 @@ namespace streamscan::cuda {
 struct segmented_shape {
   int threads, vectors;
 };
-// Default: see the measurement in docs/performance.md (issue 5).
-// Few candidates: each is one more kernel per value type and operator.
-inline constexpr segmented_shape segmented_shapes[] = {{256, 8}, {128, 8}, {512, 4}, {128, 16}};
+// Default 128 x 8, fastest on an H200 (2026-11-22, int32 sums over head bits,
+// 2^28, mean segment 64: 1.090 ms; 256 x 8 1.193, 512 x 4 1.198, 128 x 16
+// 1.652 (159 registers); 2^24: 90.7 us against 99.1 / 93.4 / 139.0). Few
+// candidates: each is two more kernels (directions) per value type and operator.
+inline constexpr segmented_shape segmented_shapes[] = {{128, 8}, {256, 8}};
 inline constexpr int segmented_shape_count = sizeof(segmented_shapes) / sizeof(segmented_shapes[0]);
 inline constexpr int default_segmented_shape = 0;
 
@@ -40,6 +42,9 @@ struct segmented_scan_policy {
   static constexpr int tile_items = threads * vectors * vector_width;
   static_assert(tile_items == segmented_tile_items(Shape, sizeof(V)));
   static constexpr unsigned look_back_sleep_ns = 1024;
+  // Register cap (__launch_bounds__): enough blocks per SM to keep about
+  // 100 KB of loads in flight.
+  static constexpr int min_blocks_per_sm = threads >= 256 ? 3 : 6;
 };
 
 // The smallest tile of any shape: the tile status words are sized for it.

@@ -22,15 +22,53 @@ __global__ void mark_segment_heads_kernel(OffsetIt offsets, std::int64_t num_seg
   }
 }
 
-// Packs one-byte head flags into head bits, a warp per 32 flags (ballot).
-// The loop covers whole warps so that every lane takes part in the ballot.
+// Bit b of the result: byte b of the 16 is nonzero.
+__device__ __forceinline__ unsigned nonzero_bytes_16(const uint4& v) {
+  const unsigned words[4] = {v.x, v.y, v.z, v.w};
+  unsigned m = 0;
+#pragma unroll
+  for (int w = 0; w < 4; ++w) {
+    // High bit of each byte: set iff the byte is nonzero; then the four high
+    // bits gathered into one nibble by one multiplication.
+    const unsigned x = words[w];
+    const unsigned high = (((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x) & 0x80808080u;
+    m |= (((high >> 7) * 0x10204080u) >> 28) << (4 * w);
+  }
+  return m;
+}
+
+// Packs one-byte head flags into head bits, a warp per 1024 flags (32
+// words). Full groups of 16-byte aligned flags: two 16-byte loads per lane
+// (one per 512-byte half), a 16-bit mask each, and shuffles pair the halves
+// of every word. Otherwise one ballot per word.
 template <class Flag>
 __global__ void pack_head_flags_kernel(const Flag* flags, std::int64_t n, std::uint32_t* bits) {
-  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
-  const std::int64_t end = (n + 31) / 32 * 32;
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < end; i += stride) {
-    const unsigned word = __ballot_sync(0xffffffffu, i < n && flags[i] != 0);
-    if (threadIdx.x % 32 == 0) bits[i >> 5] = word;
+  static_assert(sizeof(Flag) == 1, "one-byte flags");
+  constexpr unsigned all = 0xffffffffu;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
+  const std::int64_t groups = (n + 1023) / 1024;
+  const bool aligned = reinterpret_cast<std::uintptr_t>(flags) % 16 == 0;
+  for (std::int64_t g = (blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x) / 32; g < groups; g += warps) {
+    const std::int64_t base = g * 1024;
+    unsigned word = 0;
+    if (aligned && base + 1024 <= n) {
+      const uint4* p = reinterpret_cast<const uint4*>(flags + base);
+      const unsigned m0 = nonzero_bytes_16(__ldcs(p + lane)), m1 = nonzero_bytes_16(__ldcs(p + 32 + lane));
+      // Word w (lane w) is flags [32w, 32w + 32): the masks of lanes 2w and 2w + 1 of one half.
+      const int src = (2 * lane) % 32;
+      const unsigned lo0 = __shfl_sync(all, m0, src), hi0 = __shfl_sync(all, m0, src + 1);
+      const unsigned lo1 = __shfl_sync(all, m1, src), hi1 = __shfl_sync(all, m1, src + 1);
+      word = lane < 16 ? lo0 | (hi0 << 16) : lo1 | (hi1 << 16);
+    } else {
+#pragma unroll 4
+      for (int j = 0; j < 32; ++j) {
+        const std::int64_t i = base + 32 * j + lane;
+        const unsigned b = __ballot_sync(all, i < n && flags[i] != 0);
+        if (lane == j) word = b;
+      }
+    }
+    if (base + 32 * lane < n) bits[g * 32 + lane] = word;
   }
 }
 

@@ -14,7 +14,7 @@ namespace streamscan::cuda::detail {
 
 // `lead`: filler slots before scan position 0 (backward scans; see next_tile).
 template <class Policy, class IO, class Op>
-__global__ void __launch_bounds__(Policy::threads)
+__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
     segmented_scan_kernel(IO io, std::int64_t n, std::int64_t lead,
                           tile_status<streamscan::detail::seg_pair<typename IO::value_type>> status,
                           unsigned long long* tile_counter,

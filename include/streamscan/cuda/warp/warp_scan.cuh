@@ -32,6 +32,23 @@ struct warp_scan {
     exclusive_out = detail::shfl_up(detail::lane_mask(lanes), inclusive_out, 1);
   }
 
+  // Segmented inclusive scan across all 32 lanes: lane l combines lanes
+  // [s, l], s the nearest lane at or below l whose `head` is set (lane 0 if
+  // none). One shuffle per step; the segment start comes from one ballot,
+  // returned in `heads` (bit l: lane l's head) for the caller's bookkeeping.
+  template <class T, class Op>
+  __device__ __forceinline__ static T inclusive_segmented(T x, bool head, Op& op, int lane, unsigned& heads) {
+    heads = __ballot_sync(0xffffffffu, head);
+    const unsigned upto = heads & (lane == 31 ? 0xffffffffu : (2u << lane) - 1u);
+    const int start = upto != 0 ? 31 - __clz(upto) : 0;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+      const T y = detail::shfl_up(0xffffffffu, x, d);
+      if (lane - d >= start) x = op(y, x);
+    }
+    return x;
+  }
+
   // Reduction of lanes [0, lanes); the result is valid in lane 0 only.
   template <class T, class Op>
   __device__ __forceinline__ static T reduce(T x, Op& op, int lane, int lanes = 32) {
