@@ -164,19 +164,22 @@ void check_segmented_plan(std::mt19937_64& rng, seg_kind kind, Op op, seg_plan p
       }
     }
   }
-  // Plain backward scans: one segment, no description.
+  // Plain scans through the segmented calls: one segment, no description,
+  // both directions (the GPU runs its plain scan kernel, backward too).
   for (const std::int64_t n : plan.sizes) {
     if (kind == seg_kind::enumerate) continue;
-    const seg_request req{kind, seg_form::none, streamscan::scan_direction::backward,
-                          streamscan::scan_strategy::automatic, false, plan.policy, plan.offset};
-    const std::vector<A> in = random_vector<A>(rng, n);
-    const A init = random_init<A>(rng);
-    std::vector<A> out(in.size());
-    poison(out);
-    Backend::run_segmented(req, in, segments_fixture{}, out, op, init);
-    std::vector<unsigned char> one(in.size(), 0);
-    EXPECT_TRUE(compare_exact(out, oracle_segmented<A>(in, one, op, kind, init, req.direction)))
-        << describe(req, n, 0);
+    for (const auto dir : {streamscan::scan_direction::forward, streamscan::scan_direction::backward}) {
+      const seg_request req{kind, seg_form::none, dir, streamscan::scan_strategy::automatic, false, plan.policy,
+                            plan.offset};
+      const std::vector<A> in = random_vector<A>(rng, n);
+      const A init = random_init<A>(rng);
+      std::vector<A> out(in.size());
+      poison(out);
+      Backend::run_segmented(req, in, segments_fixture{}, out, op, init);
+      std::vector<unsigned char> one(in.size(), 0);
+      EXPECT_TRUE(compare_exact(out, oracle_segmented<A>(in, one, op, kind, init, req.direction)))
+          << describe(req, n, 0);
+    }
   }
 }
 

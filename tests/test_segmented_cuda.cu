@@ -38,6 +38,31 @@ TEST(segmented_cuda_dedicated, EveryShapeBytesMax) {
   every_shape<std::uint8_t>("sdb", seg_kind::inclusive, streamscan::maximum{});
 }
 
+// No segments: the plain scan's vectorised kernel, forward and backward
+// (backward leads with filler slots and reads its first tile as a partial
+// one, whose total later tiles need), at the edges of its default tile.
+template <class A, class Op>
+void plain_tile_edges(const char* test, seg_kind kind, Op op) {
+  if (!streamscan_test::cuda_backend::available()) GTEST_SKIP() << "no CUDA device";
+  auto rng = streamscan_test::make_rng(test);
+  const std::int64_t v = streamscan::cuda::scan_tile_items<A>(streamscan::scan_strategy::decoupled_lookback);
+  check_segmented_plan<streamscan_test::cuda_backend, A>(
+      rng, kind, op, seg_plan{{v - 1, v, v + 1, 2 * v - 1, 3 * v + 5}, {streamscan::scan_strategy::automatic}});
+}
+
+TEST(segmented_cuda_dedicated, NoSegmentsInt32Inclusive) {
+  plain_tile_edges<std::int32_t>("spi", seg_kind::inclusive, streamscan::plus{});
+}
+TEST(segmented_cuda_dedicated, NoSegmentsInt64Exclusive) {
+  plain_tile_edges<std::int64_t>("spe", seg_kind::exclusive, streamscan::plus{});
+}
+TEST(segmented_cuda_dedicated, NoSegmentsMat2uInclusiveInit) {
+  plain_tile_edges<streamscan_test::mat2u>("spm", seg_kind::inclusive_init, streamscan_test::mat2u_product{});
+}
+TEST(segmented_cuda_dedicated, NoSegmentsBytesMax) {
+  plain_tile_edges<std::uint8_t>("spb", seg_kind::inclusive, streamscan::maximum{});
+}
+
 // Pointers off the 16-byte grid take the general pair kernels (decoupled
 // look-back through iterators); nothing is written before 'out'.
 TEST(segmented_cuda_dedicated, MisalignedPointersTakeTheGeneralPath) {

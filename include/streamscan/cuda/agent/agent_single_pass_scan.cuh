@@ -38,14 +38,15 @@ class agent_single_pass_scan {
 
   struct temp_storage {
     uninitialized<A> warp_inclusive[warps];
+    uninitialized<A> partial_total;
   };
 
   __device__ agent_single_pass_scan(temp_storage& storage, const IO& io, Op& op) : s_(storage), io_(io), op_(op) {}
 
   // Loads the tile at `base`, slots [0, valid), and scans each warp's slice in
-  // registers. Returns the tile total (every thread). A partial tile also
-  // folds filler values into its total; only the last tile is partial, and no
-  // one reads it.
+  // registers. Returns the tile total (every thread): for a partial tile, the
+  // total of its valid slots (the first tile of a backward scan is partial,
+  // and its successors read its total).
   __device__ A scan_slices(std::int64_t base, int valid, A (&v)[vectors][width], meta_t (&meta)[vectors]) {
     const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
     load(base, valid, v, meta, lane, warp);
@@ -72,7 +73,8 @@ class agent_single_pass_scan {
       s_.warp_inclusive[lane].get() = warp_scan::inclusive(s_.warp_inclusive[lane].get(), op_, lane, warps);
     }
     __syncthreads();
-    return s_.warp_inclusive[warps - 1].get();
+    if (valid == tile_items) return s_.warp_inclusive[warps - 1].get();
+    return partial_total(valid, v, lane, warp);
   }
 
   // Adds (tile prefix, warps before) to the slice and stores it; exclusive
@@ -111,6 +113,20 @@ class agent_single_pass_scan {
   }
 
  private:
+  // The filler slots after `valid` are scanned too: the total is the
+  // inclusive value of slot valid - 1, from the thread that holds it.
+  __device__ A partial_total(int valid, const A (&v)[vectors][width], int lane, int warp) {
+    const int slice = warp * warp_items;
+#pragma unroll
+    for (int k = 0; k < vectors; ++k)
+#pragma unroll
+      for (int c = 0; c < width; ++c)
+        if (slice + (32 * k + lane) * width + c == valid - 1)
+          s_.partial_total.get() = warp > 0 ? op_(s_.warp_inclusive[warp - 1].get(), v[k][c]) : v[k][c];
+    __syncthreads();
+    return s_.partial_total.get();
+  }
+
   __device__ void load(std::int64_t base, int valid, A (&v)[vectors][width], meta_t (&meta)[vectors], int lane,
                        int warp) const {
     const int slice = warp * warp_items;

@@ -6,8 +6,8 @@
 // of the tile, s0 a multiple of Width), one 16-byte access each when the tile
 // is full, one position at a time when it is not. An IO maps scan positions to
 // memory and may carry a little per-vector state (`vector_meta`) from the load
-// to the store. This one is the plain scan's: raw pointers, forward.
-// segmented_tile_io.cuh is the segmented and backward scans'.
+// to the store. This one is the plain scan's: raw pointers, forward or
+// backward. segmented_tile_io.cuh adds head bits for the segmented scans.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +37,11 @@ __device__ __forceinline__ void store_16(T* p, const vector_of<T, Width>& v) {
   *reinterpret_cast<uint4*>(p) = raw;
 }
 
-template <class A, int Width>
+// Raw pointers, forward, or backward: scan position k is element n - 1 - k,
+// and a vector of positions [k, k + Width) is the 16-byte block that mirrors
+// them, reversed in registers (aligned when n - k is a multiple of Width: the
+// dispatcher cuts backward tiles from the far end; see next_tile).
+template <class A, int Width, bool Backward = false>
 struct pointer_tile_io {
   using value_type = A;
   static constexpr int width = Width;
@@ -45,20 +49,27 @@ struct pointer_tile_io {
 
   const A* in;
   A* out;
+  std::int64_t n;
+
+  __device__ std::int64_t element(std::int64_t k) const { return Backward ? n - 1 - k : k; }
+  // Element of the lowest address among positions [k, k + Width).
+  __device__ std::int64_t first_element(std::int64_t k) const { return Backward ? n - k - Width : k; }
 
   __device__ void load(std::int64_t base, int s0, A (&v)[Width], vector_meta&) const {
-    const vector_of<A, Width> raw = load_16<A, Width>(in + base + s0);
+    const vector_of<A, Width> raw = load_16<A, Width>(in + first_element(base + s0));
 #pragma unroll
-    for (int c = 0; c < Width; ++c) v[c] = raw.x[c];
+    for (int c = 0; c < Width; ++c) v[c] = raw.x[Backward ? Width - 1 - c : c];
   }
-  __device__ A load_one(std::int64_t base, int s, vector_meta&, int) const { return in[base + s]; }
+  __device__ A load_one(std::int64_t base, int s, vector_meta&, int) const { return in[element(base + s)]; }
   __device__ void store(std::int64_t base, int s0, const A (&v)[Width], const vector_meta&) const {
     vector_of<A, Width> raw;
 #pragma unroll
-    for (int c = 0; c < Width; ++c) raw.x[c] = v[c];
-    store_16<A, Width>(out + base + s0, raw);
+    for (int c = 0; c < Width; ++c) raw.x[Backward ? Width - 1 - c : c] = v[c];
+    store_16<A, Width>(out + first_element(base + s0), raw);
   }
-  __device__ void store_one(std::int64_t base, int s, const A& v, const vector_meta&, int) const { out[base + s] = v; }
+  __device__ void store_one(std::int64_t base, int s, const A& v, const vector_meta&, int) const {
+    out[element(base + s)] = v;
+  }
 };
 
 }  // namespace streamscan::cuda::detail

@@ -76,6 +76,39 @@ constexpr bool vector_kernel_fits() {
   }
 }
 
+// A single-pass kernel's temp storage: the tile counter in the first 256
+// bytes (which keeps the status words after it 256-byte aligned), then the
+// tile status words.
+inline constexpr std::size_t tile_counter_bytes = 256;
+
+// Zeroes a single-pass kernel's tile counter and status words, in stream order.
+inline status reset_tile_status(const char* fn, void* bytes, std::size_t size, cudaStream_t stream) {
+  if (const cudaError_t e = cudaMemsetAsync(bytes, 0, size, stream); e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, "resetting the tile status words (cudaMemsetAsync)", e);
+  }
+  return status::ok();
+}
+
+// The vectorised decoupled look-back kernel on 16-byte aligned raw pointers
+// of A, at vector shape `Shape`, temp storage at `bytes` (reset). Backward scans (the segmented scans' no_segments)
+// lead with filler slots, so that every full tile is aligned (next_tile).
+template <bool Backward, int Shape, class A, class Op>
+status launch_vector_scan(const char* fn, unsigned char* bytes, const A* in, A* out, std::int64_t n, Op op,
+                          maybe<A> init, scan_mode mode, cudaStream_t stream) {
+  using vector_policy = vector_scan_policy_for<A, Shape>;
+  const std::int64_t tiles = (n + vector_policy::tile_items - 1) / vector_policy::tile_items;
+  const std::int64_t lead = Backward ? tiles * vector_policy::tile_items - n : 0;
+  using io_t = pointer_tile_io<A, vector_policy::vector_width, Backward>;
+  return launch(fn,
+                Backward ? "single_pass_vector_scan_kernel<decoupled, backward>"
+                         : "single_pass_vector_scan_kernel<decoupled>",
+                single_pass_vector_scan_kernel<vector_policy, look_back_kind::decoupled, io_t, Op>, tiles,
+                vector_policy::threads, stream, io_t{in, out, n}, n, lead,
+                tile_status<A>(bytes + tile_counter_bytes, tiles), reinterpret_cast<unsigned long long*>(bytes),
+                init, mode, op);
+}
+
 // Single-pass strategies: temp storage is a tile counter and the tile status
 // words, both reset by one stream-ordered memset; then one kernel. The chained
 // scan always runs seed 000's matrix scan in shared memory (agent_scan); the
@@ -85,7 +118,7 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
                                  std::int64_t n, Op op, maybe<A> init, scan_mode mode, cudaStream_t stream,
                                  const device_facts& facts, const chosen_policy& chosen) {
   constexpr bool vector_fits = !Chained && vector_kernel_fits<A, InIt, OutIt>();
-  constexpr std::size_t counter_bytes = 256;  // keeps the status words 256-byte aligned
+  constexpr std::size_t counter_bytes = tile_counter_bytes;
   // Temp storage is sized before the pointers and the policy are known: for
   // the smallest tile of any candidate.
   constexpr std::int64_t sizing_tile = smallest_single_pass_tile<A>();
@@ -97,22 +130,14 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
       !s || !proceed)
     return s;
   unsigned char* bytes = static_cast<unsigned char*>(aligned);
-  if (const cudaError_t e = cudaMemsetAsync(bytes, 0, counter_bytes + status_bytes, stream); e != cudaSuccess) {
-    cudaGetLastError();
-    return cuda_status(fn, "resetting the tile status words (cudaMemsetAsync)", e);
-  }
+  if (status s = reset_tile_status(fn, bytes, counter_bytes + status_bytes, stream); !s) return s;
   constexpr look_back_kind kind = Chained ? look_back_kind::chained : look_back_kind::decoupled;
   auto* counter = reinterpret_cast<unsigned long long*>(bytes);
   if constexpr (vector_fits) {
     if (reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
       auto run = [&](auto shape) {
-        using vector_policy = vector_scan_policy_for<A, decltype(shape)::value>;
-        const std::int64_t tiles = (n + vector_policy::tile_items - 1) / vector_policy::tile_items;
-        using io_t = pointer_tile_io<A, vector_policy::vector_width>;
-        return launch(fn, "single_pass_vector_scan_kernel<decoupled>",
-                      single_pass_vector_scan_kernel<vector_policy, kind, io_t, Op>, tiles, vector_policy::threads,
-                      stream, io_t{static_cast<const A*>(in), out}, n, tile_status<A>(bytes + counter_bytes, tiles),
-                      counter, init, mode, op);
+        return launch_vector_scan<false, decltype(shape)::value>(fn, bytes, static_cast<const A*>(in), out, n, op,
+                                                                 init, mode, stream);
       };
       if constexpr (vector_scan_policy_for<A>::tunable)
         return visit_candidate<streamscan::detail::vector_shape_count>(chosen.index, run);

@@ -5,8 +5,10 @@
 // flags and offsets converted into bits in temp storage (one small kernel).
 // Then, for raw 16-byte aligned pointers of the accumulator type (and the
 // automatic or decoupled_lookback strategy), the dedicated single-pass kernel
-// (segmented_tile_io.cuh: 16-byte loads, pairs in registers, (value, head,
-// flag) in one 64-bit status word for values up to 4 bytes). Anything else
+// (segmented_tile_io.cuh: 16-byte loads, values and head bits in registers,
+// (value, head, flag) in one status word for values up to 8 bytes); with no
+// segments, the plain scan's vectorised kernel, forward or backward (the
+// mirrored tile IO of tile_io.cuh). Anything else
 // goes through dispatch_scan with pair iterators: every strategy and policy
 // of the plain scan, the look-back carrying pairs.
 #pragma once
@@ -76,10 +78,7 @@ status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t
                                std::int64_t n, const streamscan::detail::segment_heads& heads, Op op,
                                maybe<A> init, scan_mode mode, int shape, cudaStream_t stream) {
   using P = streamscan::detail::seg_pair<A>;
-  if (const cudaError_t e = cudaMemsetAsync(bytes, 0, bytes_size, stream); e != cudaSuccess) {
-    cudaGetLastError();
-    return cuda_status(fn, "resetting the tile status words (cudaMemsetAsync)", e);
-  }
+  if (status s = reset_tile_status(fn, bytes, bytes_size, stream); !s) return s;
   auto run = [&](auto shape_constant) {
     using policy = segmented_scan_policy<A, decltype(shape_constant)::value>;
     const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
@@ -87,9 +86,9 @@ status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t
     auto go = [&](auto backward) {
       using io_t = segmented_tile_io<A, policy::vector_width, Op, decltype(backward)::value>;
       const std::int64_t lead = backward ? tiles * policy::tile_items - n : 0;
-      const io_t io{in, out, heads, init.value, init.present, mode == scan_mode::exclusive, op};
+      const io_t io{{in, out, n}, heads, init.value, init.present, mode == scan_mode::exclusive, op};
       return launch(fn, "segmented_scan_kernel", segmented_scan_kernel<policy, io_t, Op>, tiles, policy::threads,
-                    stream, io, n, lead, tile_status<P>(bytes + 256, tiles),
+                    stream, io, n, lead, tile_status<P>(bytes + tile_counter_bytes, tiles),
                     reinterpret_cast<unsigned long long*>(bytes), pinit, mode, op);
     };
     return heads.backward ? go(std::true_type{}) : go(std::false_type{});
@@ -136,10 +135,16 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
   scan_options inner_opt = opt.scan;
   if (dedicated_fits && dedicated_strategy) inner_opt.policy = nullptr;  // the name was the dedicated kernel's
   if (status s = dispatch_scan<P>(fn, nullptr, inner, pin, pout, n, pop, pinit, mode, stream, inner_opt); !s) return s;
-  // The dedicated kernel's temp: a tile counter (256 bytes), then the status words.
+  // The dedicated kernel's temp: a tile counter, then the status words. With
+  // no segments, the plain scan's vectorised kernel (forward or backward) is
+  // the dedicated kernel, at its default shape.
+  constexpr bool plain = std::is_same_v<Segments, no_segments>;
   const std::size_t dedicated_bytes =
-      dedicated_fits ? 256 + tile_status<P>::bytes((n + smallest_segmented_tile<A>() - 1) / smallest_segmented_tile<A>())
-                     : 0;
+      !dedicated_fits ? 0
+      : plain ? tile_counter_bytes + tile_status<A>::bytes((n + smallest_single_pass_tile<A>() - 1) /
+                                                           smallest_single_pass_tile<A>())
+              : tile_counter_bytes + tile_status<P>::bytes((n + smallest_segmented_tile<A>() - 1) /
+                                                           smallest_segmented_tile<A>());
   const std::size_t required = 255 + bits_bytes + (inner > dedicated_bytes ? inner : dedicated_bytes);
   if (temp == nullptr) {
     temp_bytes = required;
@@ -176,9 +181,19 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
   }
   if constexpr (dedicated_fits) {
     if (dedicated_strategy && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
-        reinterpret_cast<std::uintptr_t>(out) % 16 == 0)
+        reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+      if constexpr (plain) {
+        unsigned char* bytes = base + bits_bytes;
+        if (status s = reset_tile_status(fn, bytes, dedicated_bytes, stream); !s) return s;
+        constexpr int shape0 = vector_scan_policy_for<A>::tunable ? streamscan::detail::default_vector_shape(sizeof(A)) : 0;
+        return heads.backward
+                   ? launch_vector_scan<true, shape0>(fn, bytes, static_cast<const A*>(in), out, n, op, init, mode, stream)
+                   : launch_vector_scan<false, shape0>(fn, bytes, static_cast<const A*>(in), out, n, op, init, mode,
+                                                       stream);
+      }
       return launch_segmented_kernel<A>(fn, base + bits_bytes, dedicated_bytes, static_cast<const A*>(in), out, n,
                                         heads, op, init, mode, shape, stream);
+    }
   }
   return dispatch_scan<P>(fn, base + bits_bytes, inner, pin, pout, n, pop, pinit, mode, stream, inner_opt);
 }

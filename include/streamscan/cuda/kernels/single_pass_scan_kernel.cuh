@@ -35,8 +35,8 @@ struct tile_slot {
 
 // Thread 0 takes the next tile id; every thread learns it. Tiles are
 // TileItems scan positions; `lead` filler slots go before the first
-// (backward segmented scans start there, so that full tiles stay aligned:
-// segmented_tile_io.cuh); all others pass 0.
+// (backward scans start there, so that full tiles stay aligned and the last
+// tile is full: tile_io.cuh); forward scans pass 0.
 template <int TileItems>
 __device__ tile_slot next_tile(unsigned long long* counter, std::int64_t n, std::int64_t& shared_tile,
                                std::int64_t lead = 0) {
@@ -49,6 +49,17 @@ __device__ tile_slot next_tile(unsigned long long* counter, std::int64_t n, std:
   const std::int64_t left = n - t.base;
   t.valid = left < TileItems ? static_cast<int>(left) : TileItems;
   t.last = left <= TileItems;
+  return t;
+}
+
+// The plain agent reads a tile that starts with filler slots as a partial
+// tile of the `valid - lo` positions from 0 (no 16-byte accesses there).
+__device__ inline tile_slot without_lead(tile_slot t) {
+  if (t.lo > 0) {
+    t.base += t.lo;
+    t.valid -= t.lo;
+    t.lo = 0;
+  }
   return t;
 }
 
@@ -116,7 +127,8 @@ __global__ void __launch_bounds__(Policy::threads)
 
 template <class Policy, look_back_kind LookBack, class IO, class Op>
 __global__ void __launch_bounds__(Policy::threads)
-    single_pass_vector_scan_kernel(IO io, std::int64_t n, tile_status<typename IO::value_type> status,
+    single_pass_vector_scan_kernel(IO io, std::int64_t n, std::int64_t lead,
+                                   tile_status<typename IO::value_type> status,
                                    unsigned long long* tile_counter, maybe<typename IO::value_type> init,
                                    scan_mode mode, Op op) {
   using agent_t = agent_single_pass_scan<Policy, IO, Op>;
@@ -124,7 +136,7 @@ __global__ void __launch_bounds__(Policy::threads)
   __shared__ typename agent_t::temp_storage storage;
   __shared__ std::int64_t shared_tile;
   __shared__ uninitialized<A> shared_prefix;
-  const tile_slot t = next_tile<agent_t::tile_items>(tile_counter, n, shared_tile);
+  const tile_slot t = without_lead(next_tile<agent_t::tile_items>(tile_counter, n, shared_tile, lead));
   agent_t agent(storage, io, op);
   A values[agent_t::vectors][agent_t::width];
   typename IO::vector_meta meta[agent_t::vectors];
