@@ -114,6 +114,72 @@ TEST(TuningCandidates, Mat2uProductNonCommutative) {
   check_every_candidate<mat2u>(mat2u_product{}, "cand_mat2u");
 }
 
+// The pipelined shape (bulk copies into shared memory, specialised warps) at
+// its own edges, in place as well: a partial tile shorter than one 16-byte
+// vector, partial tiles with and without a vector tail, many tiles.
+template <class A, class Op>
+void check_pipelined_edges(Op op, const char* test) {
+  auto rng = make_rng(test);
+  const scan_strategy s = scan_strategy::decoupled_lookback;
+  const int index = sd::pipelined_vector_shape;
+  const std::string name = sd::candidate_name(s, sizeof(A), index);
+  ASSERT_EQ(name[0], 'p');
+  const std::int64_t tile = candidate_tile<A>(s, index);
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{3}, tile - 1, tile, tile + 5, 7 * tile + 3, 300 * tile}) {
+    for (const bool in_place : {false, true}) {
+      for (const scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive}) {
+        const std::vector<A> in = random_vector<A>(rng, n);
+        const A init = random_init<A>(rng);
+        std::vector<A> out(in.size());
+        poison(out);
+        device_buffer<A> d_in(in.size()), d_out(out.size());
+        d_in.upload(in);
+        d_out.upload(in_place ? in : out);
+        const A* src = in_place ? d_out.get() : d_in.get();
+        const streamscan::scan_options opt{s, name.c_str()};
+        std::size_t bytes = 0;
+        auto call = [&](void* temp) {
+          return kind == scan_kind::inclusive
+                     ? streamscan::cuda::inclusive_scan(temp, bytes, src, d_out.get(), n, op, test_stream(), opt)
+                     : streamscan::cuda::exclusive_scan(temp, bytes, src, d_out.get(), n, init, op, test_stream(), opt);
+        };
+        ASSERT_TRUE(call(nullptr).is_ok());
+        device_buffer<unsigned char> temp(bytes);
+        const streamscan::status st = call(temp.get());
+        ASSERT_TRUE(st.is_ok()) << st.message();
+        STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(test_stream()));
+        d_out.download(out);
+        EXPECT_TRUE(compare_exact(out, oracle_scan<A>(in, op, kind, init)))
+            << "policy " << name << " " << to_string(kind) << (in_place ? " in place" : "") << " n=" << n
+            << " seed=" << global_seed();
+      }
+    }
+  }
+}
+
+TEST(PipelinedScan, Int32EdgesAndInPlace) {
+  SKIP_WITHOUT_GPU();
+  check_pipelined_edges<std::int32_t>(streamscan::plus{}, "pipe_int32");
+}
+TEST(PipelinedScan, Mat2uProductEdgesAndInPlace) {
+  SKIP_WITHOUT_GPU();
+  check_pipelined_edges<mat2u>(mat2u_product{}, "pipe_mat2u");
+}
+
+// Large n takes the pipelined shape by default (on sm_90+), and says so.
+TEST(PipelinedScan, DefaultFromItsThreshold) {
+  SKIP_WITHOUT_GPU();
+  int major = 0;
+  STREAMSCAN_TEST_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  streamscan::cuda::scan_plan plan;
+  const std::int64_t from = sd::pipelined_default_from(sizeof(std::int32_t));
+  ASSERT_TRUE(streamscan::cuda::describe_scan<std::int32_t>(from - 1, {}, plan).is_ok());
+  EXPECT_EQ(plan.policy[0], 't');
+  ASSERT_TRUE(streamscan::cuda::describe_scan<std::int32_t>(from, {}, plan).is_ok());
+  EXPECT_EQ(plan.policy, major >= 9 ? sd::candidate_name(scan_strategy::decoupled_lookback, 4, sd::pipelined_vector_shape)
+                                    : std::string("t128x16"));
+}
+
 TEST(TuningPolicyOption, UnknownNamesAreRejectedAndNothingIsWritten) {
   SKIP_WITHOUT_GPU();
   const std::int64_t n = 1000;

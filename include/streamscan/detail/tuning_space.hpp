@@ -35,12 +35,28 @@ namespace detail {
 // decoupled_lookback, vectorised kernel (raw pointers, values of 4, 8 or 16
 // bytes): threads per block x 16-byte loads in flight per thread. The
 // defaults came from bench/tune_single_pass on an H200 (see scan_policy.cuh).
+// A shape with `stages` is the pipelined kernel (sm_90+,
+// cuda/kernels/pipelined_scan_kernel.cuh): `threads` scan threads (plus
+// producer, reduce and look-back warps) x `vectors` rows, `stages` tiles in
+// shared memory.
 struct vector_shape {
   int threads;
   int vectors;
+  int stages = 0;  // 0: one tile per block, in registers
 };
-inline constexpr vector_shape vector_shapes[] = {{128, 16}, {128, 8}, {256, 8}, {256, 12}, {256, 16}};
+inline constexpr vector_shape vector_shapes[] = {{128, 16}, {128, 8}, {256, 8}, {256, 12}, {256, 16}, {256, 8, 6}};
 inline constexpr int vector_shape_count = sizeof(vector_shapes) / sizeof(vector_shapes[0]);
+inline constexpr int pipelined_vector_shape = 5;
+
+// From which n the built-in default is the pipelined shape (on GPUs that
+// have it): where it measured faster than the one-tile-per-block default on
+// an H200, 2026-11-22 (docs/performance.md, "Pipelined look-back"): int32
+// 2^26 0.184 against 0.205 ms, 2^28 0.665 against 0.708, but 2^24 0.061
+// against 0.060; uint64 2^23 0.065 against 0.078 ms, 2^27 0.672 against
+// 0.837. 16-byte values were not measured: never by default.
+constexpr std::int64_t pipelined_default_from(std::size_t value_bytes) {
+  return value_bytes == 4 ? std::int64_t{1} << 25 : value_bytes == 8 ? std::int64_t{1} << 23 : INT64_MAX;
+}
 
 // Values of 1 or 2 bytes pack 16 or 8 per load; they keep one fixed shape
 // (128 threads, 32 values per thread) instead of a candidate list.
@@ -105,7 +121,11 @@ inline std::string candidate_name(scan_strategy s, std::size_t value_bytes, int 
   char buf[48];
   switch (set.kind) {
     case candidate_set::vector:
-      std::snprintf(buf, sizeof buf, "t%dx%d", vector_shapes[index].threads, vector_shapes[index].vectors);
+      if (vector_shapes[index].stages > 0)
+        std::snprintf(buf, sizeof buf, "p%dx%ds%d", vector_shapes[index].threads, vector_shapes[index].vectors,
+                      vector_shapes[index].stages);
+      else
+        std::snprintf(buf, sizeof buf, "t%dx%d", vector_shapes[index].threads, vector_shapes[index].vectors);
       break;
     case candidate_set::tile:
       std::snprintf(buf, sizeof buf, "t%d-%s", tile_shapes[index].threads, to_string(tile_shapes[index].algorithm));

@@ -18,6 +18,7 @@
 #include "../util/shuffle.cuh"
 #include "../util/uninitialized.cuh"
 #include "../warp/warp_scan.cuh"
+#include "../warp/warp_slice_scan.cuh"
 #include "agent_scan.cuh"
 #include "tile_io.cuh"
 
@@ -50,24 +51,8 @@ class agent_single_pass_scan {
   __device__ A scan_slices(std::int64_t base, int valid, A (&v)[vectors][width], meta_t (&meta)[vectors]) {
     const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
     load(base, valid, v, meta, lane, warp);
-    maybe<A> carry{A{}, false};
-#pragma unroll
-    for (int k = 0; k < vectors; ++k) {
-#pragma unroll
-      for (int c = 1; c < width; ++c) v[k][c] = op_(v[k][c - 1], v[k][c]);
-      A incl, excl;
-      warp_scan::scan(v[k][width - 1], op_, lane, 32, incl, excl);
-      // Prefix of this thread's values: carry (+) the lanes before it.
-      maybe<A> p{excl, lane > 0};
-      if (carry.present) p = {lane > 0 ? op_(carry.value, excl) : carry.value, true};
-      if (p.present) {
-#pragma unroll
-        for (int c = 0; c < width; ++c) v[k][c] = op_(p.value, v[k][c]);
-      }
-      const A slice_total = shfl_idx(0xffffffffu, incl, 31);
-      carry = {carry.present ? op_(carry.value, slice_total) : slice_total, true};
-    }
-    if (lane == 0) s_.warp_inclusive[warp].get() = carry.value;
+    const A slice_total = warp_scan_slice(v, op_, lane);
+    if (lane == 0) s_.warp_inclusive[warp].get() = slice_total;
     __syncthreads();
     if (warp == 0 && lane < warps) {  // only the lanes the shuffles' mask names
       s_.warp_inclusive[lane].get() = warp_scan::inclusive(s_.warp_inclusive[lane].get(), op_, lane, warps);
@@ -89,26 +74,8 @@ class agent_single_pass_scan {
       const A before = s_.warp_inclusive[warp - 1].get();
       p = {p.present ? op_(p.value, before) : before, true};
     }
-    if (p.present) {
-#pragma unroll
-      for (int k = 0; k < vectors; ++k)
-#pragma unroll
-        for (int c = 0; c < width; ++c) v[k][c] = op_(p.value, v[k][c]);
-    }
-    if (mode == scan_mode::exclusive) {
-      // Value i takes value i-1; the slice's first takes the prefix p.
-      A previous_last = p.value;
-#pragma unroll
-      for (int k = 0; k < vectors; ++k) {
-        const A last = v[k][width - 1];
-        const A from_left = shfl_up(0xffffffffu, last, 1);
-        const A slice_last = shfl_idx(0xffffffffu, last, 31);
-#pragma unroll
-        for (int c = width - 1; c > 0; --c) v[k][c] = v[k][c - 1];
-        v[k][0] = lane > 0 ? from_left : previous_last;
-        previous_last = slice_last;
-      }
-    }
+    if (p.present) warp_prefix_slice(v, p.value, op_);
+    if (mode == scan_mode::exclusive) warp_shift_slice_right(v, p.value, lane);
     store(base, valid, v, meta, lane, warp);
   }
 

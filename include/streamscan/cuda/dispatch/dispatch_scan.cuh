@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -14,6 +15,7 @@
 #include "../../scan_options.hpp"
 #include "../../status.hpp"
 #include "../kernels/scan_kernels.cuh"
+#include "../kernels/pipelined_scan_kernel.cuh"
 #include "../kernels/single_pass_scan_kernel.cuh"
 #include "../util/runtime.cuh"
 #include "scan_policy.cuh"
@@ -109,6 +111,36 @@ status launch_vector_scan(const char* fn, unsigned char* bytes, const A* in, A* 
                 init, mode, op);
 }
 
+// The pipelined look-back kernel (sm_90+) at vector shape `Shape`, forward,
+// temp storage at `bytes` (reset); one persistent block per SM slot it fits.
+// Where the GPU cannot run it (no copy engine, not enough shared memory), the
+// default vector shape runs instead.
+template <int Shape, class A, class Op>
+status launch_pipelined_scan(const char* fn, unsigned char* bytes, const A* in, A* out, std::int64_t n, Op op,
+                             maybe<A> init, scan_mode mode, cudaStream_t stream, const device_facts& facts) {
+  using policy = vector_scan_policy_for<A, Shape>;
+  using shape = pipelined_shape<policy, A>;
+  const auto kernel = pipelined_scan_kernel<policy, A, Op>;
+  constexpr std::size_t dynamic = shape::dynamic_shared_bytes;
+  int per_sm = 0;
+  if (facts.cc_major >= 9 && static_cast<std::size_t>(facts.max_shared_per_block) >= dynamic + 4096) {
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic));
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, shape::threads, dynamic);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      return cuda_status(fn, "preparing pipelined_scan_kernel (shared memory, occupancy)", e);
+    }
+  }
+  if (per_sm == 0)
+    return launch_vector_scan<false, streamscan::detail::default_vector_shape(sizeof(A))>(fn, bytes, in, out, n, op,
+                                                                                           init, mode, stream);
+  const std::int64_t tiles = (n + shape::tile_items - 1) / shape::tile_items;
+  const std::int64_t grid = std::min<std::int64_t>(tiles, std::int64_t{facts.sm_count} * per_sm);
+  return launch_with_shared(fn, "pipelined_scan_kernel", kernel, grid, shape::threads, dynamic, stream, in, out, n,
+                            tile_status<A>(bytes + tile_counter_bytes, tiles),
+                            reinterpret_cast<unsigned long long*>(bytes), init, mode, op);
+}
+
 // Single-pass strategies: temp storage is a tile counter and the tile status
 // words, both reset by one stream-ordered memset; then one kernel. The chained
 // scan always runs seed 000's matrix scan in shared memory (agent_scan); the
@@ -136,8 +168,13 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
   if constexpr (vector_fits) {
     if (reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
       auto run = [&](auto shape) {
-        return launch_vector_scan<false, decltype(shape)::value>(fn, bytes, static_cast<const A*>(in), out, n, op,
-                                                                 init, mode, stream);
+        constexpr int index = decltype(shape)::value;
+        if constexpr (vector_scan_policy_for<A, index>::stages > 0)
+          return launch_pipelined_scan<index>(fn, bytes, static_cast<const A*>(in), out, n, op, init, mode, stream,
+                                              facts);
+        else
+          return launch_vector_scan<false, index>(fn, bytes, static_cast<const A*>(in), out, n, op, init, mode,
+                                                  stream);
       };
       if constexpr (vector_scan_policy_for<A>::tunable)
         return visit_candidate<streamscan::detail::vector_shape_count>(chosen.index, run);
@@ -171,7 +208,24 @@ status plan_scan(const char* fn, std::int64_t n, scan_options opt, int device, s
   // reduce_then_scan's 0.93; 16-byte struct 3.45 against 4.8; uint64 1.72,
   // level with reduce_then_scan), and deterministic as well.
   if (strategy == scan_strategy::automatic) strategy = scan_strategy::decoupled_lookback;
-  return choose_policy(fn, strategy, sizeof(A), streamscan::tuning::op_class<A, Op>(), n, opt.policy, device, chosen);
+  if (status s = choose_policy(fn, strategy, sizeof(A), streamscan::tuning::op_class<A, Op>(), n, opt.policy, device,
+                               chosen);
+      !s)
+    return s;
+  // The decoupled look-back's built-in default turns pipelined for large n
+  // on GPUs with the bulk copy engine (tuning_space.hpp: where it measured
+  // faster). Iterators keep the matrix kernel whatever the index says.
+  if (strategy == scan_strategy::decoupled_lookback && chosen.source == policy_source::default_policy &&
+      vector_scan_policy_for<A>::tunable && n >= streamscan::detail::pipelined_default_from(sizeof(A))) {
+    int major = 0;
+    if (const cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+        e != cudaSuccess) {
+      cudaGetLastError();
+      return cuda_status(fn, "querying the compute capability", e);
+    }
+    if (major >= 9) chosen.index = streamscan::detail::pipelined_vector_shape;
+  }
+  return status::ok();
 }
 
 template <class A, class InIt, class OutIt, class Op>

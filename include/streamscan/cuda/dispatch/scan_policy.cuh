@@ -59,6 +59,16 @@ struct vector_scan_policy_for {
                                          : streamscan::detail::fixed_vector_values_per_thread / vector_width;
   static constexpr int tile_items = threads * vectors * vector_width;
   static constexpr unsigned look_back_sleep_ns = 1024;  // cap of the look-back's polling backoff
+  // The pipelined shape (stages > 0): its scan warps are the threads, its
+  // rows the vectors; two reduce and two look-back warps were the fastest of
+  // 1-6 on the H200 (experiments/pipelined_scan.cu, 2026-11-22: int32 2^28
+  // 0.665 ms with 2 + 2, 0.689 with 3 + 3, 0.694 with 2 + 6; one reduce warp
+  // could not keep up: 0.819 ms).
+  static constexpr int stages = tunable ? streamscan::detail::vector_shapes[Shape].stages : 0;
+  static constexpr int scan_warps = threads / 32;
+  static constexpr int rows = vectors;
+  static constexpr int reduce_warps = 2;
+  static constexpr int look_back_warps = 2;
 };
 
 // The smallest tile any single-pass candidate of A can run with: the status

@@ -35,12 +35,17 @@ inline status cuda_status(const char* fn, const char* what, cudaError_t e) {
 struct device_facts {
   int device = 0;
   int sm_count = 0;
+  int cc_major = 0;                   // compute capability
+  int max_shared_per_block = 0;       // bytes a block may opt in to
   bool pageable_access = false;  // the GPU can dereference plain host memory (HMM/ATS)
 };
 
 inline status current_device_facts(const char* fn, device_facts& facts) {
   cudaError_t e = cudaGetDevice(&facts.device);
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&facts.sm_count, cudaDevAttrMultiProcessorCount, facts.device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&facts.cc_major, cudaDevAttrComputeCapabilityMajor, facts.device);
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute(&facts.max_shared_per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, facts.device);
   int pageable = 0;
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, facts.device);
   facts.pageable_access = pageable != 0;
@@ -79,8 +84,8 @@ status check_device_accessible(const char* fn, const char* arg, const It& it, co
 // Launches kernel<<<grid, block, 0, stream>>>(args...) and reports a failed
 // launch as a status naming the kernel.
 template <class... Params, class... Args>
-status launch(const char* fn, const char* kernel_name, void (*kernel)(Params...), std::int64_t grid,
-              int block, cudaStream_t stream, Args&&... args) {
+status launch_with_shared(const char* fn, const char* kernel_name, void (*kernel)(Params...), std::int64_t grid,
+                          int block, std::size_t dynamic_shared, cudaStream_t stream, Args&&... args) {
   cudaError_t& injected = testing::injected_launch_error();
   if (injected != cudaSuccess) {
     const cudaError_t e = injected;
@@ -90,10 +95,17 @@ status launch(const char* fn, const char* kernel_name, void (*kernel)(Params...)
   if (grid <= 0) return status::ok();
   if (grid > 0x7fffffff)
     return status(errc::invalid_argument, std::string(fn) + ": input too large for one grid of " + kernel_name);
-  kernel<<<static_cast<unsigned>(grid), static_cast<unsigned>(block), 0, stream>>>(std::forward<Args>(args)...);
+  kernel<<<static_cast<unsigned>(grid), static_cast<unsigned>(block), dynamic_shared, stream>>>(
+      std::forward<Args>(args)...);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_status(fn, (std::string("launching ") + kernel_name).c_str(), e);
   return status::ok();
+}
+
+template <class... Params, class... Args>
+status launch(const char* fn, const char* kernel_name, void (*kernel)(Params...), std::int64_t grid, int block,
+              cudaStream_t stream, Args&&... args) {
+  return launch_with_shared(fn, kernel_name, kernel, grid, block, 0, stream, std::forward<Args>(args)...);
 }
 
 }  // namespace detail
