@@ -169,7 +169,8 @@ __global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads)
   // (past the end, which the reduce warp that meets it announces).
   auto wait_unless_ended = [&](std::uint64_t* bar, std::int64_t round) {
     while (!mbarrier_try_wait(bar, parity(round)))
-      if (*static_cast<volatile std::int64_t*>(&end_round) < round) return false;
+      if (static_cast<std::int64_t>(atomicAdd(reinterpret_cast<unsigned long long*>(&end_round), 0ull)) < round)
+        return false;
     return true;
   };
 
@@ -178,7 +179,7 @@ __global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads)
       const int s = static_cast<int>(round % S);
       if (!wait_unless_ended(&full[s], round)) return;
       const std::int64_t tile = info[s].tile;
-      if (tile >= tiles && lane == 0) end_round = round;
+      if (tile >= tiles && lane == 0) atomicExch(reinterpret_cast<unsigned long long*>(&end_round), round);
       if (tile < tiles) {
         if (lane == 0) STREAMSCAN_TRACE(tile, 1);
         const int valid = valid_of(tile), staged = staged_of(valid);
