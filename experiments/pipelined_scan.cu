@@ -194,9 +194,50 @@ void run_type(const char* name, int log2n, std::int64_t extra = 0) {
   cudaFree(temp);
 }
 
+// Mode 4, for compute-sanitizer: one untimed call of the default pipelined
+// shape per size, around its tile edges, checked against CUB.
+void sanitizer_sizes() {
+  using P = pipe_policy<8, 8, 6, 2, 2>;
+  using shape = sd::pipelined_shape<P, std::int32_t>;
+  const auto kernel = sd::pipelined_scan_kernel<P, std::int32_t, streamscan::plus>;
+  const int smem = static_cast<int>(shape::dynamic_shared_bytes);
+  cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem), "smem attribute");
+  constexpr std::int64_t T = shape::tile_items;
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{3}, T - 1, T + 5, 7 * T + 3, 40 * T}) {
+    std::int32_t *in, *out, *ref;
+    cuda_check(cudaMalloc(&in, n * 4), "malloc");
+    cuda_check(cudaMalloc(&out, n * 4), "malloc");
+    cuda_check(cudaMalloc(&ref, n * 4), "malloc");
+    fill<<<64, 256>>>(in, n, 5u);
+    std::size_t cub_bytes = 0;
+    cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in, ref, n);
+    const std::int64_t tiles = (n + T - 1) / T;
+    const std::size_t temp_bytes = std::max<std::size_t>(cub_bytes, 256 + sd::tile_status<std::int32_t>::bytes(tiles));
+    void* temp;
+    cuda_check(cudaMalloc(&temp, temp_bytes), "malloc");
+    cub::DeviceScan::InclusiveSum(temp, cub_bytes, in, ref, n);
+    cuda_check(cudaMemset(temp, 0, temp_bytes), "memset");
+    const int grid = static_cast<int>(std::min<std::int64_t>(tiles, 8));  // several blocks, several rounds each
+    kernel<<<grid, shape::threads, smem>>>(in, out, n,
+                                           sd::tile_status<std::int32_t>(static_cast<unsigned char*>(temp) + 256, tiles),
+                                           static_cast<unsigned long long*>(temp), sd::maybe<std::int32_t>{0, false},
+                                           sd::scan_mode::inclusive, streamscan::plus{});
+    cuda_check(cudaDeviceSynchronize(), "pipelined");
+    std::printf("n=%lld %s\n", static_cast<long long>(n), thrust::equal(thrust::device, out, out + n, ref) ? "ok" : "WRONG");
+    cudaFree(in);
+    cudaFree(out);
+    cudaFree(ref);
+    cudaFree(temp);
+  }
+}
+
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines survive a timeout
   const int only = argc > 1 ? std::atoi(argv[1]) : 0;
+  if (only == 4) {
+    sanitizer_sizes();
+    return 0;
+  }
   if (!only || only == 1)
     for (int e : {28, 30, 26, 24, 22, 20}) run_type<std::int32_t>("int32", e);
   if (!only || only == 2)

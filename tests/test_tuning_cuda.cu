@@ -166,15 +166,21 @@ TEST(PipelinedScan, Mat2uProductEdgesAndInPlace) {
   check_pipelined_edges<mat2u>(mat2u_product{}, "pipe_mat2u");
 }
 
-// The pipelined shape is opt-in for now (tuning_space.hpp says why): the
-// default stays the one-tile kernel at every size.
-TEST(PipelinedScan, NotTheDefaultYet) {
+// int32 from 2^26 values takes the pipelined shape by default on sm_90+,
+// and describe_scan says so; below, and for uint64, the one-tile kernel.
+TEST(PipelinedScan, DefaultFromItsThreshold) {
   SKIP_WITHOUT_GPU();
+  int major = 0;
+  STREAMSCAN_TEST_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  const std::int64_t from = sd::pipelined_default_from(sizeof(std::int32_t));
+  ASSERT_EQ(from, std::int64_t{1} << 26);
   streamscan::cuda::scan_plan plan;
-  for (const std::int64_t n : {std::int64_t{1} << 20, std::int64_t{1} << 30}) {
-    ASSERT_TRUE(streamscan::cuda::describe_scan<std::int32_t>(n, {}, plan).is_ok());
-    EXPECT_EQ(plan.policy, "t128x16");
-  }
+  ASSERT_TRUE(streamscan::cuda::describe_scan<std::int32_t>(from - 1, {}, plan).is_ok());
+  EXPECT_EQ(plan.policy, "t128x16");
+  ASSERT_TRUE(streamscan::cuda::describe_scan<std::int32_t>(from, {}, plan).is_ok());
+  EXPECT_EQ(plan.policy, major >= 9 ? std::string("p256x8s6") : std::string("t128x16"));
+  ASSERT_TRUE(streamscan::cuda::describe_scan<std::uint64_t>(std::int64_t{1} << 30, {}, plan).is_ok());
+  EXPECT_EQ(plan.policy, "t256x12");
 }
 
 TEST(TuningPolicyOption, UnknownNamesAreRejectedAndNothingIsWritten) {

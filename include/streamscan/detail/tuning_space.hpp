@@ -49,14 +49,15 @@ inline constexpr int vector_shape_count = sizeof(vector_shapes) / sizeof(vector_
 inline constexpr int pipelined_vector_shape = 5;
 
 // From which n the built-in default is the pipelined shape (on GPUs that
-// have the copy engine). For now: never. It measured faster than the
-// one-tile-per-block default for int32 from 2^28 on an H200 (2026-11-22,
-// docs/performance.md "Pipelined look-back": 2^28 0.672 against 0.700-0.714
-// ms, 2^30 2.593 against 2.781) but not for uint64 (2^28 1.324 against
-// 1.288), and compute-sanitizer racecheck still reports hazards on it that
-// are not yet explained (memcheck, synccheck and every test pass). It runs
-// when named (options.policy "p256x8s6") or chosen by `streamscan tune`.
-constexpr std::int64_t pipelined_default_from(std::size_t) { return INT64_MAX; }
+// have the bulk copy engine): where it measured faster than the
+// one-tile-per-block default on an H200, 2026-11-22 (docs/performance.md,
+// "Pipelined look-back"; experiments/pipelined_scan.cu): int32 2^26 0.197
+// against 0.208 ms, 2^28 0.677 against 0.716 (1.04x CUB), 2^30 2.616 against
+// 2.812; at 2^24 a tie (0.064 / 0.065). uint64 lost through the library (2^28
+// 1.324 against 1.288 ms) and 16-byte values were not measured: never.
+constexpr std::int64_t pipelined_default_from(std::size_t value_bytes) {
+  return value_bytes == 4 ? std::int64_t{1} << 26 : INT64_MAX;
+}
 
 // Values of 1 or 2 bytes pack 16 or 8 per load; they keep one fixed shape
 // (128 threads, 32 values per thread) instead of a candidate list.

@@ -213,8 +213,9 @@ status plan_scan(const char* fn, std::int64_t n, scan_options opt, int device, s
       !s)
     return s;
   // The decoupled look-back's built-in default turns pipelined from
-  // pipelined_default_from(n) on GPUs with the bulk copy engine (for now
-  // never: tuning_space.hpp says why). Iterators keep the matrix kernel.
+  // pipelined_default_from values on GPUs with the bulk copy engine
+  // (tuning_space.hpp: where it measured faster). Iterators keep the matrix
+  // kernel.
   if (strategy == scan_strategy::decoupled_lookback && chosen.source == policy_source::default_policy &&
       vector_scan_policy_for<A>::tunable && n >= streamscan::detail::pipelined_default_from(sizeof(A))) {
     int major = 0;

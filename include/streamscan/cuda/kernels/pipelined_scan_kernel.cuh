@@ -18,6 +18,11 @@
 //   scan warps          scan their slice from shared memory, add the prefix,
 //                       store 16 bytes per lane                 -> empty
 //
+// Every lane of a warp arrives on the barrier that hands its stage on (not
+// one lane after __syncwarp): each lane's own shared-memory reads and writes
+// are then ordered by its own arrive, which compute-sanitizer racecheck
+// follows (experiments/racecheck_mbarrier.cu, variant 1, is what it does not).
+//
 // Aggregates go out as soon as a tile's data lands, however long the tiles
 // before it wait, so look-backs resolve quickly. Ids come from the counter in
 // increasing order per block and a tile only waits for smaller ids held by
@@ -128,9 +133,9 @@ __global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads)
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
       mbarrier_init(&full[s], 1);
-      mbarrier_init(&reduced[s], 1);
-      mbarrier_init(&prefixed[s], 1);
-      mbarrier_init(&empty[s], SW);
+      mbarrier_init(&reduced[s], 32);
+      mbarrier_init(&prefixed[s], 32);
+      mbarrier_init(&empty[s], 32 * SW);
     }
     mbarrier_init_fence();
     end_round = INT64_MAX;
@@ -224,8 +229,7 @@ __global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads)
           STREAMSCAN_TRACE(tile, 2);
         }
       }
-      __syncwarp();
-      if (lane == 0) mbarrier_arrive(&reduced[s]);
+      mbarrier_arrive(&reduced[s]);
       if (tile >= tiles) return;
     }
   }
@@ -236,7 +240,7 @@ __global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads)
       if (!wait_unless_ended(&reduced[s], round)) return;
       const std::int64_t tile = info[s].tile;
       if (tile >= tiles) {
-        if (lane == 0) mbarrier_arrive(&prefixed[s]);
+        mbarrier_arrive(&prefixed[s]);
         return;
       }
       if (lane == 0) STREAMSCAN_TRACE(tile, 3);
@@ -254,8 +258,7 @@ __global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads)
         }
       }
       if (lane == 0) STREAMSCAN_TRACE(tile, 4);
-      __syncwarp();
-      if (lane == 0) mbarrier_arrive(&prefixed[s]);
+      mbarrier_arrive(&prefixed[s]);
     }
   }
 
@@ -279,8 +282,7 @@ __global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads)
       const A before = info[s].slice_before[warp].get();
       p = {p.present ? op(p.value, before) : before, true};
     }
-    __syncwarp();
-    if (lane == 0) mbarrier_arrive(&empty[s]);  // the stage and its info are read
+    mbarrier_arrive(&empty[s]);  // this lane has read the stage and its info
     if (p.present) warp_prefix_slice(v, p.value, op);
     if (mode == scan_mode::exclusive) warp_shift_slice_right(v, p.value, lane);
 #pragma unroll
