@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include <streamscan/cuda/device/device_scan.cuh>
+#include <streamscan/cuda/device/device_segmented_scan.cuh>
 
 #include "../tools/cuda_timing.cuh"
 
@@ -58,8 +60,42 @@ void time_type(const char* name, int log2n) {
   cudaFree(temp);
 }
 
+// Segmented int32 sums, head bits, a head every `length` values, forward.
+void time_segmented(int log2n, int length) {
+  const std::int64_t n = std::int64_t{1} << log2n;
+  std::int32_t *in, *out;
+  std::uint32_t* words;
+  cuda_check(cudaMalloc(&in, n * 4), "malloc");
+  cuda_check(cudaMalloc(&out, n * 4), "malloc");
+  cuda_check(cudaMalloc(&words, n / 8), "malloc");
+  fill_mod7<<<1024, 256>>>(in, n);
+  std::vector<std::uint32_t> h(n / 32, 0);
+  for (std::int64_t i = 0; i < n; i += length) h[i / 32] |= 1u << (i % 32);
+  cuda_check(cudaMemcpy(words, h.data(), n / 8, cudaMemcpyHostToDevice), "copy");
+  const streamscan::head_bits heads(words);
+  std::size_t tb = 0;
+  (void)streamscan::cuda::segmented_inclusive_scan(nullptr, tb, static_cast<const std::int32_t*>(in), out, n, heads,
+                                                   streamscan::plus{});
+  void* temp;
+  cuda_check(cudaMalloc(&temp, tb), "malloc");
+  const double ms = median_ms(20, [&](int) {
+    std::size_t b = tb;
+    (void)streamscan::cuda::segmented_inclusive_scan(temp, b, static_cast<const std::int32_t*>(in), out, n, heads,
+                                                     streamscan::plus{});
+  });
+  std::printf("segmented head bits int32 2^%d, length %d: %.4f ms\n", log2n, length, ms);
+  cudaFree(in);
+  cudaFree(out);
+  cudaFree(words);
+  cudaFree(temp);
+}
+
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  if (argc > 1 && std::strcmp(argv[1], "segmented") == 0) {
+    for (int length : {4, 64, 1 << 20}) time_segmented(28, length);
+    return 0;
+  }
   if (argc > 1 && std::strcmp(argv[1], "large") == 0) {
     const std::int64_t n = (std::int64_t{1} << 31) + 12345;
     std::uint32_t *in, *out;
