@@ -58,6 +58,34 @@ TEST(TuningCandidates, TileSizesAgreeWithThePolicies) {
   expect_default_tiles_agree<thirty_two>();
 }
 
+// One scan of `in` (in place: the output buffer holds the input) with `opt`,
+// compared with the oracle; `what` names the case in a failure.
+template <class A, class Op>
+void scan_and_compare(const std::vector<A>& in, Op op, scan_kind kind, const A& init,
+                      const streamscan::scan_options& opt, bool in_place, const std::string& what) {
+  const std::int64_t n = static_cast<std::int64_t>(in.size());
+  std::vector<A> out(in.size());
+  poison(out);
+  device_buffer<A> d_in(in.size()), d_out(out.size());
+  d_in.upload(in);
+  d_out.upload(in_place ? in : out);
+  const A* src = in_place ? d_out.get() : d_in.get();
+  std::size_t bytes = 0;
+  auto call = [&](void* temp) {
+    return kind == scan_kind::inclusive
+               ? streamscan::cuda::inclusive_scan(temp, bytes, src, d_out.get(), n, op, test_stream(), opt)
+               : streamscan::cuda::exclusive_scan(temp, bytes, src, d_out.get(), n, init, op, test_stream(), opt);
+  };
+  ASSERT_TRUE(call(nullptr).is_ok());
+  device_buffer<unsigned char> temp(bytes);
+  const streamscan::status st = call(temp.get());
+  ASSERT_TRUE(st.is_ok()) << st.message();
+  STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(test_stream()));
+  d_out.download(out);
+  EXPECT_TRUE(compare_exact(out, oracle_scan<A>(in, op, kind, init)))
+      << what << " " << to_string(kind) << (in_place ? " in place" : "") << " n=" << n << " seed=" << global_seed();
+}
+
 template <class A, class Op>
 void check_every_candidate(Op op, const char* test) {
   auto rng = make_rng(test);
@@ -72,29 +100,8 @@ void check_every_candidate(Op op, const char* test) {
         for (const scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive}) {
           const std::vector<A> in = random_vector<A>(rng, n);
           const A init = random_init<A>(rng);
-          std::vector<A> out(in.size());
-          poison(out);
-          device_buffer<A> d_in(in.size()), d_out(out.size());
-          d_in.upload(in);
-          d_out.upload(out);
-          const streamscan::scan_options opt{s, name.c_str()};
-          std::size_t bytes = 0;
-          auto call = [&](void* temp) {
-            return kind == scan_kind::inclusive
-                       ? streamscan::cuda::inclusive_scan(temp, bytes, static_cast<const A*>(d_in.get()), d_out.get(),
-                                                          n, op, test_stream(), opt)
-                       : streamscan::cuda::exclusive_scan(temp, bytes, static_cast<const A*>(d_in.get()), d_out.get(),
-                                                          n, init, op, test_stream(), opt);
-          };
-          ASSERT_TRUE(call(nullptr).is_ok());
-          device_buffer<unsigned char> temp(bytes);
-          const streamscan::status st = call(temp.get());
-          ASSERT_TRUE(st.is_ok()) << st.message();
-          STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(test_stream()));
-          d_out.download(out);
-          EXPECT_TRUE(compare_exact(out, oracle_scan<A>(in, op, kind, init)))
-              << to_string(s) << " policy " << name << " " << to_string(kind) << " n=" << n
-              << " seed=" << global_seed();
+          scan_and_compare(in, op, kind, init, streamscan::scan_options{s, name.c_str()}, false,
+                           std::string(to_string(s)) + " policy " + name);
         }
       }
     }
@@ -130,28 +137,7 @@ void check_pipelined_edges(Op op, const char* test) {
       for (const scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive}) {
         const std::vector<A> in = random_vector<A>(rng, n);
         const A init = random_init<A>(rng);
-        std::vector<A> out(in.size());
-        poison(out);
-        device_buffer<A> d_in(in.size()), d_out(out.size());
-        d_in.upload(in);
-        d_out.upload(in_place ? in : out);
-        const A* src = in_place ? d_out.get() : d_in.get();
-        const streamscan::scan_options opt{s, name.c_str()};
-        std::size_t bytes = 0;
-        auto call = [&](void* temp) {
-          return kind == scan_kind::inclusive
-                     ? streamscan::cuda::inclusive_scan(temp, bytes, src, d_out.get(), n, op, test_stream(), opt)
-                     : streamscan::cuda::exclusive_scan(temp, bytes, src, d_out.get(), n, init, op, test_stream(), opt);
-        };
-        ASSERT_TRUE(call(nullptr).is_ok());
-        device_buffer<unsigned char> temp(bytes);
-        const streamscan::status st = call(temp.get());
-        ASSERT_TRUE(st.is_ok()) << st.message();
-        STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(test_stream()));
-        d_out.download(out);
-        EXPECT_TRUE(compare_exact(out, oracle_scan<A>(in, op, kind, init)))
-            << "policy " << name << " " << to_string(kind) << (in_place ? " in place" : "") << " n=" << n
-            << " seed=" << global_seed();
+        scan_and_compare(in, op, kind, init, streamscan::scan_options{s, name.c_str()}, in_place, "policy " + name);
       }
     }
   }

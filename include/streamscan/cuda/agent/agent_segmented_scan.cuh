@@ -17,6 +17,7 @@
 #include "../util/shuffle.cuh"
 #include "../util/uninitialized.cuh"
 #include "../warp/warp_scan.cuh"
+#include "../warp/warp_slice_scan.cuh"
 #include "agent_scan.cuh"
 
 namespace streamscan::cuda::detail {
@@ -113,19 +114,7 @@ class agent_segmented_scan {
           v[k][c] = (closed >> (k * width + c)) & 1u ? v[k][c] : joined;
         }
     }
-    if (mode == scan_mode::exclusive) {
-      V previous_last = p.value.value;
-#pragma unroll
-      for (int k = 0; k < vectors; ++k) {
-        const V last = v[k][width - 1];
-        const V from_left = shfl_up(0xffffffffu, last, 1);
-        const V slice_last = shfl_idx(0xffffffffu, last, 31);
-#pragma unroll
-        for (int c = width - 1; c > 0; --c) v[k][c] = v[k][c - 1];
-        v[k][0] = lane > 0 ? from_left : previous_last;
-        previous_last = slice_last;
-      }
-    }
+    if (mode == scan_mode::exclusive) warp_shift_slice_right(v, p.value.value, lane);
     store(base, lo, valid, v, meta, lane, warp);
   }
 
