@@ -69,6 +69,53 @@ TEST(large_cuda, past_two_to_the_31) {
   }
 }
 
+// Raw uint32 pointers past 2^31 values take the default vectorised path (on
+// sm_90+ the pipelined kernel): in place, values hashed from the index, the
+// result checked on the device against a second scan of the same values by
+// the matrix kernel (an iterator input), so no host copy of 8 GiB.
+__global__ void fill_hashed_u32(std::uint32_t* p, std::int64_t n, std::uint64_t salt) {
+  const hashed_bytes h{salt, 0};
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::int64_t{gridDim.x} * blockDim.x)
+    p[i] = h[i];
+}
+__global__ void count_differences(const std::uint32_t* a, const std::uint32_t* b, std::int64_t n,
+                                  unsigned long long* differ) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::int64_t{gridDim.x} * blockDim.x)
+    if (a[i] != b[i]) atomicAdd(differ, 1ull);
+}
+
+struct add_u32 {  // sums the bytes as uint32, wrapping like the raw scan
+  __host__ __device__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const { return a + b; }
+};
+
+TEST(large_cuda, raw_pointers_past_two_to_the_31_in_place) {
+  if (!st::gpu_present()) GTEST_SKIP() << "cuda back end unavailable: no GPU";
+  auto rng = st::make_rng("large_cuda_raw");
+  const std::int64_t n = (std::int64_t{1} << 31) + 4097 + static_cast<std::int64_t>(rng() % 100000);
+  size_t free_bytes = 0, total_bytes = 0;
+  STREAMSCAN_TEST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < static_cast<size_t>(n) * 8 + (size_t{1} << 30)) GTEST_SKIP() << "needs 17 GiB of free GPU memory";
+  const std::uint64_t salt = rng();
+  st::device_buffer<std::uint32_t> data(static_cast<std::size_t>(n)), expect(static_cast<std::size_t>(n));
+  st::device_buffer<unsigned long long> differ(1);
+  fill_hashed_u32<<<4096, 256>>>(data.get(), n, salt);
+  // The reference: the matrix kernel reading the bytes through the iterator.
+  const hashed_bytes h{salt, 0};
+  ss::cuda::inclusive_scan(h, expect.get(), n, add_u32{});
+  ss::cuda::scan_plan plan;
+  ASSERT_TRUE(ss::cuda::describe_scan<std::uint32_t>(n, {}, plan).is_ok());
+  SCOPED_TRACE("seed " + std::to_string(st::global_seed()) + " n=" + std::to_string(n) + " policy " + plan.policy);
+  ss::cuda::inclusive_scan(static_cast<const std::uint32_t*>(data.get()), data.get(), n);
+  STREAMSCAN_TEST_CUDA(cudaMemset(differ.get(), 0, sizeof(unsigned long long)));
+  count_differences<<<4096, 256>>>(data.get(), expect.get(), n, differ.get());
+  STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+  std::vector<unsigned long long> host;
+  differ.download(host);
+  EXPECT_EQ(host[0], 0ull);
+}
+
 // Segmented scans past 2^31: offsets with segments that straddle 2^31, both
 // directions, single pass and reduce_then_scan; uint8 sums wrap (exact).
 TEST(large_cuda, segmented_past_two_to_the_31) {
