@@ -10,6 +10,10 @@
 // dispatcher cuts backward tiles from the far end (the first tile in scan
 // order starts with filler slots), so every full tile's vectors are 16-byte
 // aligned.
+//
+// It keeps its own pointers and address arithmetic rather than wrapping
+// pointer_tile_io: the wrapped version was measured 8% slower at 2^28 int32
+// (H200: 0.851 vs 0.789 ms, docs/results/ab_segmented_io_2026-11-22_h200.txt).
 #pragma once
 
 #include <cstdint>
@@ -32,12 +36,16 @@ struct segmented_tile_io {
     std::uint32_t heads;
   };
 
-  pointer_tile_io<V, Width, Backward> data;  // the values (mirrored backward)
+  const V* in;
+  V* out;
   streamscan::detail::segment_heads heads;
   V init;
   bool fold_init;  // inclusive_init and exclusive: every segment starts from init
   bool exclusive;
   mutable Op op;
+
+  // Element of the lowest address among scan positions [k, k + Width).
+  __device__ std::int64_t first_element(std::int64_t k) const { return Backward ? heads.n - k - Width : k; }
 
   // Heads of scan positions [k, k + Width), all < n, k a multiple of Width.
   __device__ std::uint32_t head_run(std::int64_t k) const {
@@ -73,30 +81,36 @@ struct segmented_tile_io {
   }
 
   __device__ void load(std::int64_t base, int s0, V (&v)[Width], vector_meta& meta) const {
-    typename pointer_tile_io<V, Width, Backward>::vector_meta none;
-    data.load(base, s0, v, none);
-    meta.heads = head_run(base + s0);
+    const std::int64_t k = base + s0;
+    const vector_of<V, Width> raw = load_16<V, Width>(in + first_element(k));
+    meta.heads = head_run(k);
 #pragma unroll
-    for (int c = 0; c < Width; ++c) v[c] = fold(v[c], ((meta.heads >> c) & 1u) != 0);
+    for (int c = 0; c < Width; ++c)
+      v[c] = fold(raw.x[Backward ? Width - 1 - c : c], ((meta.heads >> c) & 1u) != 0);
   }
   __device__ V load_one(std::int64_t base, int s, vector_meta& meta, int c) const {
     const std::int64_t k = base + s;
     const bool head = heads(k);
     meta.heads |= static_cast<std::uint32_t>(head) << c;
-    return fold(static_cast<V>(data.in[data.element(k)]), head);
+    return fold(static_cast<V>(in[heads.element(k)]), head);
   }
 
   __device__ V result(const V& x, const vector_meta& meta, int c) const {
     return exclusive && ((meta.heads >> c) & 1u) != 0 ? init : x;
   }
   __device__ void store(std::int64_t base, int s0, const V (&v)[Width], const vector_meta& meta) const {
-    V r[Width];
+    vector_of<V, Width> raw;
 #pragma unroll
-    for (int c = 0; c < Width; ++c) r[c] = result(v[c], meta, c);
-    data.store(base, s0, r, {});
+    for (int c = 0; c < Width; ++c) raw.x[Backward ? Width - 1 - c : c] = v[c];
+    if (exclusive) {  // the same for the whole call
+#pragma unroll
+      for (int c = 0; c < Width; ++c)
+        if ((meta.heads >> c) & 1u) raw.x[Backward ? Width - 1 - c : c] = init;
+    }
+    store_16<V, Width>(out + first_element(base + s0), raw);
   }
   __device__ void store_one(std::int64_t base, int s, const V& x, const vector_meta& meta, int c) const {
-    data.out[data.element(base + s)] = result(x, meta, c);
+    out[heads.element(base + s)] = result(x, meta, c);
   }
 };
 

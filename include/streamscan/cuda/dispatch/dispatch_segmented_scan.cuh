@@ -86,7 +86,7 @@ status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t
     auto go = [&](auto backward) {
       using io_t = segmented_tile_io<A, policy::vector_width, Op, decltype(backward)::value>;
       const std::int64_t lead = backward ? tiles * policy::tile_items - n : 0;
-      const io_t io{{in, out, n}, heads, init.value, init.present, mode == scan_mode::exclusive, op};
+      const io_t io{in, out, heads, init.value, init.present, mode == scan_mode::exclusive, op};
       return launch(fn, "segmented_scan_kernel", segmented_scan_kernel<policy, io_t, Op>, tiles, policy::threads,
                     stream, io, n, lead, tile_status<P>(bytes + tile_counter_bytes, tiles),
                     reinterpret_cast<unsigned long long*>(bytes), pinit, mode, op);

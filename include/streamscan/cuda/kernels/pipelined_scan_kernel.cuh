@@ -92,11 +92,12 @@ struct pipelined_shape {
 // Values [first, first + Width) of a tile at `base` whose positions
 // [0, staged) are in the shared-memory stage: one 16-byte read when all are
 // (every full tile); else, position by position, the rest from global memory
-// up to `valid`, and past it the tile's first value again (a filler no
-// result depends on).
+// up to `valid`, and past it `filler` (the tile's first value, which no
+// stored result depends on; read once by the reduce warp, because in place a
+// scan warp may already have overwritten it in global memory).
 template <int Width, class A>
 __device__ __forceinline__ void load_row(const A* stage, const A* in, std::int64_t base, int staged, int valid,
-                                         int first, A (&v)[Width]) {
+                                         const A& filler, int first, A (&v)[Width]) {
   if (first + Width <= staged) {
     vector_of<A, Width> raw;
     const uint4 bits = *reinterpret_cast<const uint4*>(stage + first);
@@ -104,7 +105,6 @@ __device__ __forceinline__ void load_row(const A* stage, const A* in, std::int64
 #pragma unroll
     for (int c = 0; c < Width; ++c) v[c] = raw.x[c];
   } else {
-    const A filler = in[base];
 #pragma unroll
     for (int c = 0; c < Width; ++c) {
       const int i = first + c;
@@ -124,6 +124,7 @@ __global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads)
   struct stage_info {
     std::int64_t tile;
     uninitialized<A> total, prefix;
+    uninitialized<A> filler;  // the tile's first value, for positions past a partial tile's end
     bool has_prefix;
     uninitialized<A> slice_before[SW];  // total of slices 0..w-1 (w > 0)
   };
@@ -193,6 +194,8 @@ __global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads)
         if (lane == 0) STREAMSCAN_TRACE(tile, 1);
         const int valid = valid_of(tile), staged = staged_of(valid);
         const A* stage = stage_values + s * T;
+        const A filler = valid == T ? A{} : (staged > 0 ? stage[0] : in[tile * T]);
+        if (valid < T && lane == 0) info[s].filler.get() = filler;
         // Lane l folds vectors [l C, (l + 1) C) of the tile, in order. At
         // step i it reads vector (i + l) mod C of its chunk, so the 8 lanes
         // of each shared-memory phase hit 8 different 16-byte bank groups;
@@ -207,7 +210,7 @@ __global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads)
           const bool wrapped = j >= C;
           if (wrapped) j -= C;
           A v[W];
-          load_row<W>(stage, in, tile * T, staged, valid, (lane * C + j) * W, v);
+          load_row<W>(stage, in, tile * T, staged, valid, filler, (lane * C + j) * W, v);
           A x = v[0];
 #pragma unroll
           for (int c = 1; c < W; ++c) x = op(x, v[c]);
@@ -277,9 +280,11 @@ __global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads)
     const A* stage = stage_values + s * T;
     const std::int64_t base = tile * T;
     const int slice = warp * shape::slice_items;
+    const A filler = valid == T ? A{} : info[s].filler.get();
     A v[R][W];
 #pragma unroll
-    for (int k = 0; k < R; ++k) load_row<W>(stage, in, base, staged, valid, slice + (32 * k + lane) * W, v[k]);
+    for (int k = 0; k < R; ++k)
+      load_row<W>(stage, in, base, staged, valid, filler, slice + (32 * k + lane) * W, v[k]);
     warp_scan_slice(v, op, lane);
     maybe<A> p{info[s].prefix.get(), info[s].has_prefix};
     if (warp > 0) {
@@ -289,18 +294,16 @@ __global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads)
     mbarrier_arrive(&empty[s]);  // this lane has read the stage and its info
     if (p.present) warp_prefix_slice(v, p.value, op);
     if (mode == scan_mode::exclusive) warp_shift_slice_right(v, p.value, lane);
+    const pointer_tile_io<A, W, false> io{in, out, n};
 #pragma unroll
     for (int k = 0; k < R; ++k) {
       const int first = slice + (32 * k + lane) * W;
       if (valid == T) {
-        vector_of<A, W> raw;
-#pragma unroll
-        for (int c = 0; c < W; ++c) raw.x[c] = v[k][c];
-        store_16<A, W>(out + base + first, raw);
+        io.store(base, first, v[k], {});
       } else {
 #pragma unroll
         for (int c = 0; c < W; ++c)
-          if (first + c < valid) out[base + first + c] = v[k][c];
+          if (first + c < valid) io.store_one(base, first + c, v[k][c], {}, c);
       }
     }
     if (threadIdx.x == 0) STREAMSCAN_TRACE(tile, 6);
