@@ -60,8 +60,8 @@ void time_type(const char* name, int log2n) {
   cudaFree(temp);
 }
 
-// Segmented int32 sums, head bits, a head every `length` values, forward.
-void time_segmented(int log2n, int length) {
+// Segmented int32 sums, head bits, a head every `length` values.
+void time_segmented(int log2n, int length, streamscan::scan_direction direction) {
   const std::int64_t n = std::int64_t{1} << log2n;
   std::int32_t *in, *out;
   std::uint32_t* words;
@@ -73,17 +73,20 @@ void time_segmented(int log2n, int length) {
   for (std::int64_t i = 0; i < n; i += length) h[i / 32] |= 1u << (i % 32);
   cuda_check(cudaMemcpy(words, h.data(), n / 8, cudaMemcpyHostToDevice), "copy");
   const streamscan::head_bits heads(words);
+  streamscan::segmented_options opt;
+  opt.direction = direction;
   std::size_t tb = 0;
   (void)streamscan::cuda::segmented_inclusive_scan(nullptr, tb, static_cast<const std::int32_t*>(in), out, n, heads,
-                                                   streamscan::plus{});
+                                                   streamscan::plus{}, nullptr, opt);
   void* temp;
   cuda_check(cudaMalloc(&temp, tb), "malloc");
   const double ms = median_ms(20, [&](int) {
     std::size_t b = tb;
     (void)streamscan::cuda::segmented_inclusive_scan(temp, b, static_cast<const std::int32_t*>(in), out, n, heads,
-                                                     streamscan::plus{});
+                                                     streamscan::plus{}, nullptr, opt);
   });
-  std::printf("segmented head bits int32 2^%d, length %d: %.4f ms\n", log2n, length, ms);
+  std::printf("segmented head bits int32 2^%d, length %d, %s: %.4f ms\n", log2n, length,
+              streamscan::to_string(direction), ms);
   cudaFree(in);
   cudaFree(out);
   cudaFree(words);
@@ -93,7 +96,8 @@ void time_segmented(int log2n, int length) {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   if (argc > 1 && std::strcmp(argv[1], "segmented") == 0) {
-    for (int length : {4, 64, 1 << 20}) time_segmented(28, length);
+    for (auto direction : {streamscan::scan_direction::forward, streamscan::scan_direction::backward})
+      for (int length : {64, 1 << 20}) time_segmented(28, length, direction);
     return 0;
   }
   if (argc > 1 && std::strcmp(argv[1], "large") == 0) {

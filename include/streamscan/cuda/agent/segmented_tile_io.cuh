@@ -61,10 +61,12 @@ struct segmented_tile_io {
       std::int64_t j = heads.n - k - Width + 1;
       const std::int64_t top = j + Width - 1 < heads.n ? j + Width - 1 : heads.n - 1;
       j = j < top ? j : top;  // Width 1, k == 0: element n
-      const std::uint64_t lo = heads.bits[(j >> 5) & mask];
-      const std::uint64_t hi = heads.bits[(top >> 5) & mask];
-      const std::uint64_t both = (top >> 5) == (j >> 5) ? lo : lo | (hi << 32);
-      const std::uint32_t f = static_cast<std::uint32_t>(both >> (j & 31)) & all;
+      // One funnel shift of the two words (the same word twice when the
+      // flags do not straddle): 32-bit ops keep the backward kernel's
+      // register pressure down.
+      const std::uint32_t lo = heads.bits[(j >> 5) & mask];
+      const std::uint32_t hi = heads.bits[(top >> 5) & mask];
+      const std::uint32_t f = __funnelshift_r(lo, hi, static_cast<unsigned>(j & 31)) & all;
       m = __brev(f) >> (32 - Width);
     }
     return k == 0 ? m | 1u : m;
