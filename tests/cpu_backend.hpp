@@ -37,6 +37,7 @@ struct cpu_backend {
 
   static constexpr bool has_split_and_segment = true;
   static constexpr bool compaction_in_place = true;
+  static constexpr const char* select_policy = nullptr;  // the CPU back end has one
   // Every strategy runs the stable scatter here; one unordered name checks it is accepted.
   static std::vector<streamscan::select_strategy> compaction_strategies() {
     return {streamscan::select_strategy::automatic, streamscan::select_strategy::warp_atomic};

@@ -40,6 +40,7 @@ struct cuda_backend {
 
   static constexpr bool has_split_and_segment = true;
   static constexpr bool compaction_in_place = true;     // the stable single pass
+  static constexpr const char* select_policy = nullptr;  // default shape
   static std::vector<streamscan::select_strategy> compaction_strategies() {
     namespace ss = streamscan;
     return {ss::select_strategy::automatic, ss::select_strategy::multi_level, ss::select_strategy::hybrid,
@@ -70,7 +71,7 @@ struct cuda_backend {
       d_out.upload(out);
     }
     const below pred{req.threshold};
-    const ss::select_options opt{req.strategy};
+    const ss::select_options opt{req.strategy, req.policy};
     std::size_t bytes = 0;
     auto two_phase = [&](auto call) {
       ss::status s = call(nullptr);
@@ -110,11 +111,11 @@ struct cuda_backend {
         });
         break;
       case select_kind::partition:
-        s = two_phase([&](void* t) { return ss::cuda::partition(t, bytes, src, d_out.get(), n, d_num.get(), pred, stream); });
+        s = two_phase([&](void* t) { return ss::cuda::partition(t, bytes, src, d_out.get(), n, d_num.get(), pred, stream, opt); });
         break;
       case select_kind::stable_partition:
         s = two_phase([&](void* t) {
-          return ss::cuda::stable_partition(t, bytes, src, d_out.get(), n, d_num.get(), pred, stream);
+          return ss::cuda::stable_partition(t, bytes, src, d_out.get(), n, d_num.get(), pred, stream, opt);
         });
         break;
       case select_kind::partition_pairs:
@@ -123,9 +124,9 @@ struct cuda_backend {
         const bool stable = req.kind == select_kind::stable_partition_pairs;
         s = two_phase([&](void* t) {
           return stable ? ss::cuda::stable_partition_pairs(t, bytes, src, wsrc, keys_out.get(), d_out.get(), n,
-                                                           d_num.get(), pred, stream)
+                                                           d_num.get(), pred, stream, opt)
                         : ss::cuda::partition_pairs(t, bytes, src, wsrc, keys_out.get(), d_out.get(), n,
-                                                    d_num.get(), pred, stream);
+                                                    d_num.get(), pred, stream, opt);
         });
         std::vector<std::int32_t> k;
         keys_out.download(k);
@@ -135,7 +136,7 @@ struct cuda_backend {
         break;
       }
       case select_kind::split:
-        s = two_phase([&](void* t) { return ss::cuda::split(t, bytes, src, flags, d_out.get(), n, d_num.get(), stream); });
+        s = two_phase([&](void* t) { return ss::cuda::split(t, bytes, src, flags, d_out.get(), n, d_num.get(), stream, opt); });
         break;
       default: {
         device_buffer<unsigned char> d_heads(heads.size()), d_heads_out(heads_out.size());
@@ -284,6 +285,17 @@ struct cuda_backend {
     STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
     STREAMSCAN_TEST_CUDA(cudaGetLastError());
   }
+};
+
+// The same, with compaction and partition on the pipelined select kernel
+// (sm_90+; other calls and in-place compaction fall back to the default).
+struct cuda_backend_pipelined_select : cuda_backend {
+  static constexpr const char* select_policy = "p256x8s6";
+  static std::vector<streamscan::select_strategy> compaction_strategies() {
+    return {streamscan::select_strategy::automatic};
+  }
+  // int32 input: 256 consumer threads x 8 rows x 4 values.
+  static std::int64_t select_chunk() { return streamscan::cuda::select_policy<4, 4>::tile_items; }
 };
 
 }  // namespace streamscan_test

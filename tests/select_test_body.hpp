@@ -6,6 +6,7 @@
 //   compaction_in_place                  whether select_* may run with out == in (strategy automatic)
 //   compaction_strategies()              the select_strategy values to run compaction with
 //   select_chunk()                       the tile/chunk size, to hit its edges
+//   select_policy                        the policy name compaction and partition run with (null: default)
 //   run_select(select_request, in, flags, heads, out, heads_out, num) -> status
 //     out (and heads_out) arrive poisoned; in/flags/heads sized n; out sized
 //     max(n, capacity); num receives num_selected / num_false.
@@ -62,6 +63,7 @@ struct select_request {
   bool in_place = false;  // compaction only
   std::int32_t threshold = 0;  // select_if / partition keep values below it (keep[] agrees)
   streamscan::select_strategy strategy = streamscan::select_strategy::automatic;
+  const char* policy = nullptr;  // select_options::policy
 };
 
 // Whether a compaction strategy leaves the selected elements in no particular order.
@@ -172,7 +174,7 @@ void check_select(select_kind kind, const char* test) {
         // In place only at full capacity, so that every truncated case checks nothing is written past it.
         const bool in_place = Backend::compaction_in_place && compaction && capacity == n && n % 2 == 1 &&
                               kind != select_kind::select_indices && strategy == streamscan::select_strategy::automatic;
-        const select_request req{kind, capacity, in_place, threshold, strategy};
+        const select_request req{kind, capacity, in_place, threshold, strategy, Backend::select_policy};
         std::vector<std::int64_t> out(static_cast<std::size_t>(std::max(n, capacity)));
         std::vector<unsigned char> heads_out(in.size());
         poison(out);
@@ -182,6 +184,7 @@ void check_select(select_kind kind, const char* test) {
         std::ostringstream where;
         where << "seed=" << global_seed() << " " << to_string(kind) << " n=" << n << " fraction=" << fraction
               << " capacity=" << capacity << " strategy=" << streamscan::to_string(strategy)
+              << " policy=" << (req.policy ? req.policy : "default")
               << (req.in_place ? " in-place" : "");
         ASSERT_TRUE(s.is_ok()) << s.message() << " " << where.str();
         if (kind != select_kind::split_and_segment) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 STREAMSCAN_SELECT_TESTS(select_cuda, streamscan_test::cuda_backend)
+STREAMSCAN_SELECT_TESTS(select_cuda_pipelined, streamscan_test::cuda_backend_pipelined_select)
 
 namespace {
 namespace ss = streamscan;

@@ -71,10 +71,9 @@ class agent_select {
     }
   }
 
-  // Classifies the loaded elements [0, valid) of a tile. Returns the number
-  // selected in the tile before this warp; `tile_total` gets the tile's. One
-  // block barrier.
-  __device__ unsigned classify(const Source& src, int valid, classified& c, unsigned& tile_total) {
+  // Marks which of the lane's loaded elements (of [0, valid)) are selected;
+  // returns how many. No barrier.
+  __device__ static unsigned mark(const Source& src, int valid, classified& c) {
     const int first = warp_first();
     unsigned lane_count = 0;
 #pragma unroll
@@ -86,6 +85,14 @@ class agent_select {
       c.kept[j] = bits;
       lane_count += static_cast<unsigned>(__popc(bits));
     }
+    return lane_count;
+  }
+
+  // Classifies the loaded elements [0, valid) of a tile. Returns the number
+  // selected in the tile before this warp; `tile_total` gets the tile's. One
+  // block barrier.
+  __device__ unsigned classify(const Source& src, int valid, classified& c, unsigned& tile_total) {
+    unsigned lane_count = mark(src, valid, c);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const int warp_count = static_cast<int>(__reduce_add_sync(0xffffffffu, lane_count));
 #else  // no warp-reduce instruction before sm_80

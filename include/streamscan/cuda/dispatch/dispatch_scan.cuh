@@ -115,6 +115,24 @@ status launch_vector_scan(const char* fn, unsigned char* bytes, const A* in, A* 
 // temp storage at `bytes` (reset); one persistent block per SM slot it fits.
 // Where the GPU cannot run it (no copy engine, not enough shared memory), the
 // default vector shape runs instead.
+// Blocks of a pipelined kernel (pipeline.cuh) that fit on one SM with
+// `dynamic` bytes of stages; 0 where the GPU cannot run it (before sm_90, or
+// too little shared memory), and the caller runs another kernel.
+template <class Kernel>
+status pipelined_blocks_per_sm(const char* fn, const char* what, Kernel kernel, int threads, std::size_t dynamic,
+                               const device_facts& facts, int& per_sm) {
+  per_sm = 0;
+  if (facts.cc_major < 9 || static_cast<std::size_t>(facts.max_shared_per_block) < dynamic + 8192)
+    return status::ok();
+  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic));
+  if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, what, e);
+  }
+  return status::ok();
+}
+
 template <int Shape, class A, class Op>
 status launch_pipelined_scan(const char* fn, unsigned char* bytes, const A* in, A* out, std::int64_t n, Op op,
                              maybe<A> init, scan_mode mode, cudaStream_t stream, const device_facts& facts) {
@@ -123,14 +141,10 @@ status launch_pipelined_scan(const char* fn, unsigned char* bytes, const A* in, 
   const auto kernel = pipelined_scan_kernel<policy, A, Op>;
   constexpr std::size_t dynamic = shape::dynamic_shared_bytes;
   int per_sm = 0;
-  if (facts.cc_major >= 9 && static_cast<std::size_t>(facts.max_shared_per_block) >= dynamic + 4096) {
-    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic));
-    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, shape::threads, dynamic);
-    if (e != cudaSuccess) {
-      cudaGetLastError();
-      return cuda_status(fn, "preparing pipelined_scan_kernel (shared memory, occupancy)", e);
-    }
-  }
+  if (status s = pipelined_blocks_per_sm(fn, "preparing pipelined_scan_kernel (shared memory, occupancy)", kernel,
+                                         shape::threads, dynamic, facts, per_sm);
+      !s)
+    return s;
   if (per_sm == 0)
     return launch_vector_scan<false, streamscan::detail::default_vector_shape(sizeof(A))>(fn, bytes, in, out, n, op,
                                                                                            init, mode, stream);

@@ -48,23 +48,60 @@ inline status reset(const char* fn, void* p, std::size_t bytes, cudaStream_t str
   return status::ok();
 }
 
-// Launches one select_kernel pass over fresh tile status words.
-// Persistent shapes launch as many blocks as fit at once (at most one per tile).
+// Whether the pipelined select kernel can run a Source: its items are the
+// values a raw input pointer holds, 4 or 8 bytes (16-byte rows of them).
+template <class Source, class = void>
+struct pipelined_select_fits : std::false_type {};
+template <class Source>
+struct pipelined_select_fits<Source, std::void_t<decltype(Source::in)>>
+    : std::bool_constant<std::is_pointer_v<decltype(Source::in)> &&
+                         std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(Source::in)>>,
+                                        typename Source::item> &&
+                         (sizeof(typename Source::item) == 4 || sizeof(typename Source::item) == 8) &&
+                         Source::vector_width * sizeof(typename Source::item) == 16> {};
+
+// Launches one select_kernel pass over fresh tile status words; a pipelined
+// shape runs pipelined_select_kernel where it can (one persistent block per
+// SM slot it fits), else the default shape.
 template <placement P, class C, int Shape, class Source>
 status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std::int64_t capacity,
                           const std::int64_t* rejects_from, std::int64_t* num_selected, unsigned char* temp,
-                          bool in_place, cudaStream_t stream) {
+                          bool in_place, cudaStream_t stream, const device_facts& facts) {
   using policy = select_policy<Source::vector_width, Shape>;
   const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
   constexpr std::size_t counter_bytes = 256;
-  if (status s = reset(fn, temp, counter_bytes + tile_status<C>::bytes(tiles), stream,
-                       "resetting the tile status words (cudaMemsetAsync)");
-      !s)
-    return s;
+  auto reset_status = [&] {
+    return reset(fn, temp, counter_bytes + tile_status<C>::bytes(tiles), stream,
+                 "resetting the tile status words (cudaMemsetAsync)");
+  };
   const tile_status<C> status_words(temp + counter_bytes, tiles);
   auto* counter = reinterpret_cast<unsigned long long*>(temp);
-  return launch(fn, "select_kernel", select_kernel<policy, P, Source, C>, tiles, policy::threads, stream, src, n,
-                capacity, rejects_from, num_selected, status_words, counter, in_place);
+  if constexpr (policy::stages > 0) {
+    int per_sm = 0;
+    if constexpr (pipelined_select_fits<Source>::value) {
+      using shape = pipelined_shape<policy, typename Source::item>;
+      const auto kernel = pipelined_select_kernel<policy, P, Source, C>;
+      // The copy engine reads 16-byte aligned rows.
+      if (!in_place && reinterpret_cast<std::uintptr_t>(src.in) % 16 == 0)
+        if (status s = pipelined_blocks_per_sm(fn, "preparing pipelined_select_kernel (shared memory, occupancy)",
+                                               kernel, shape::threads, shape::dynamic_shared_bytes, facts, per_sm);
+            !s)
+          return s;
+      if (per_sm > 0) {
+        if (status s = reset_status(); !s) return s;
+        const std::int64_t grid = std::min<std::int64_t>(tiles, std::int64_t{facts.sm_count} * per_sm);
+        return launch_with_shared(fn, "pipelined_select_kernel", kernel, grid, shape::threads,
+                                  shape::dynamic_shared_bytes, stream, src, n, capacity, rejects_from, num_selected,
+                                  status_words, counter);
+      }
+    }
+    return launch_select_pass<P, C, default_select_shape>(fn, src, n, capacity, rejects_from, num_selected, temp,
+                                                          in_place, stream, facts);
+  } else {
+    if (status s = reset_status(); !s) return s;
+    return launch(fn, "select_kernel", select_kernel<policy, P, Source, C>, tiles, policy::threads, stream, src, n,
+                  capacity, rejects_from, num_selected, status_words, counter, in_place);
+  }
 }
 
 // The shape options.policy names ("default" or null: the default).
@@ -125,17 +162,17 @@ status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes
     constexpr int Shape = decltype(shape_constant)::value;
     if constexpr (Call == select_call::partition) {
       return launch_select_pass<placement::reversed_rejects, C, Shape>(fn, src, n, n, nullptr, num_selected, bytes,
-                                                                       false, stream);
+                                                                       false, stream, facts);
     } else if constexpr (Call == select_call::stable) {
       status s = launch_select_pass<placement::count, C, Shape>(fn, count_src, n, 0, nullptr, num_selected, bytes,
-                                                                false, stream);
+                                                                false, stream, facts);
       if (s)
         s = launch_select_pass<placement::rejects_after, C, Shape>(fn, src, n, n, num_selected, nullptr, bytes, false,
-                                                                   stream);
+                                                                   stream, facts);
       return s;
     } else {
       return launch_select_pass<placement::compact, C, Shape>(fn, src, n, capacity, nullptr, num_selected, bytes,
-                                                              in_place, stream);
+                                                              in_place, stream, facts);
     }
   };
   if constexpr (Call != select_call::compaction) {

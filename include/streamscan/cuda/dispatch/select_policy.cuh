@@ -12,9 +12,14 @@ namespace streamscan::cuda {
 // The stable single-pass kernel's candidate shapes: threads per block x
 // 16-byte loads in flight per thread (for sources read 16 bytes at a time;
 // others hold `vectors` items; at most 64 elements per thread either way).
-// Named "tTHREADSxVECTORS" in select_options::policy.
+// Named "tTHREADSxVECTORS" in select_options::policy. A shape with `stages`
+// is the pipelined kernel (sm_90+, kernels/pipeline.cuh): `threads` consumer
+// threads, `vectors` rows each, that many tiles in shared memory; named
+// "pTHREADSxVECTORSsSTAGES". It runs compaction and partition of raw
+// pointers to 4- or 8-byte values (not in place); other calls naming it run
+// the default shape.
 struct select_shape {
-  int threads, vectors;
+  int threads, vectors, stages = 0;
 };
 // Default 512 x 8: fastest at every fraction on an H200 (docs/performance.md,
 // 2^28 int32: 0.533 / 0.651 / 0.865 ms at 5 / 50 / 95% selected, against 0.597 /
@@ -23,7 +28,7 @@ struct select_shape {
 // fit, each looping over tiles and loading its next tile before the current
 // one's look-back) ran 3-4x slower and were dropped (256 x 8: 1.96 / 2.10 /
 // 1.92 ms, same run as the numbers above' re-measurement, 2026-11-22).
-inline constexpr select_shape select_shapes[] = {{512, 8}, {256, 8}, {256, 16}, {128, 16}};
+inline constexpr select_shape select_shapes[] = {{512, 8}, {256, 8}, {256, 16}, {128, 16}, {256, 8, 6}};
 inline constexpr int select_shape_count = sizeof(select_shapes) / sizeof(select_shapes[0]);
 inline constexpr int default_select_shape = 0;
 
@@ -37,6 +42,12 @@ struct select_policy {
   static constexpr int vectors = select_vectors(select_shapes[Shape], Width);
   static constexpr int tile_items = threads * vectors * Width;
   static constexpr unsigned look_back_sleep_ns = 1024;
+  // The pipelined shape (stages > 0), as the scan's (scan_policy.cuh).
+  static constexpr int stages = select_shapes[Shape].stages;
+  static constexpr int scan_warps = threads / 32;
+  static constexpr int rows = vectors;
+  static constexpr int reduce_warps = 2;
+  static constexpr int look_back_warps = 2;
 };
 
 // The smallest tile of any shape: the tile status words are sized for it.
@@ -52,8 +63,11 @@ constexpr std::int64_t smallest_select_tile() {
 
 inline std::string select_shape_name(int index) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "t%dx%d", select_shapes[index].threads,
-                select_shapes[index].vectors);
+  if (select_shapes[index].stages > 0)
+    std::snprintf(buf, sizeof buf, "p%dx%ds%d", select_shapes[index].threads, select_shapes[index].vectors,
+                  select_shapes[index].stages);
+  else
+    std::snprintf(buf, sizeof buf, "t%dx%d", select_shapes[index].threads, select_shapes[index].vectors);
   return buf;
 }
 

@@ -1,34 +1,9 @@
 // streamscan/cuda/kernels/pipelined_scan_kernel.cuh - the decoupled look-back
-// scan as a pipeline of specialised warps (sm_90+), so that a tile waiting
-// for its prefix never stops the loads of the tiles behind it.
+// scan on the warp-specialised pipeline (pipeline.cuh, sm_90+).
 //
-// The one-tile-per-block kernel (single_pass_scan_kernel.cuh) loads, reduces,
-// looks back and stores in sequence: while a block waits for its prefix it
-// has no loads in flight, and measured at 72% of memcpy on an H200 whatever
-// its shape. Here a persistent block keeps `stages` tiles in shared memory
-// and gives each step its own warps, linked by shared-memory barriers
-// (mbarrier), one set per stage:
-//
-//   producer (1 lane)   takes a tile id, has the bulk copy engine stream the
-//                       tile into a free stage                  -> full
-//   reduce warps        total of each scan warp's slice, the tile total,
-//                       published at once as the aggregate      -> reduced
-//   look-back warps     the tile's exclusive prefix; publishes P -> prefixed
-//                       (several, taking turns: each waits ~2 L2 round trips)
-//   scan warps          scan their slice from shared memory, add the prefix,
-//                       store 16 bytes per lane                 -> empty
-//
-// Every lane of a warp arrives on the barrier that hands its stage on (not
-// one lane after __syncwarp): each lane's own shared-memory reads and writes
-// are then ordered by its own arrive, which compute-sanitizer racecheck
-// follows (experiments/racecheck_mbarrier.cu, variant 1, is what it does not).
-//
-// Aggregates go out as soon as a tile's data lands, however long the tiles
-// before it wait, so look-backs resolve quickly. Ids come from the counter in
-// increasing order per block and a tile only waits for smaller ids held by
-// running blocks: no deadlock, whatever the grid. Tiles come in through the
-// copy engine in whole 16-byte vectors; the partial tile's last few values
-// are read from global memory.
+// The program: a vector's aggregate is the fold of its values; a consumer
+// warp rescans its slice from the stage (warp_slice_scan.cuh), adds the
+// aggregate of everything before the slice and stores 16 bytes per lane.
 //
 // Measured on the H200 (2026-11-22, docs/performance.md): int32 2^28 0.664 ms,
 // 77% of memcpy and 1.04x CUB, against 0.71 ms for the one-tile kernel; the
@@ -37,81 +12,63 @@
 
 #include <cstdint>
 
-#include "../agent/agent_scan.cuh"
-#include "../agent/look_back.cuh"
 #include "../agent/tile_io.cuh"
 #include "../agent/tile_status.cuh"
 #include "../util/bulk_copy.cuh"
-#include "../util/shuffle.cuh"
-#include "../util/uninitialized.cuh"
 #include "../warp/warp_slice_scan.cuh"
+#include "pipeline.cuh"
 
 namespace streamscan::cuda::detail {
 
-// Timeline probes for experiments (experiments/pipelined_scan.cu): with
-// STREAMSCAN_PIPELINE_TRACE defined, each tile records the global timer at
-// each step in pipeline_trace[tile * 8 + step].
-#ifdef STREAMSCAN_PIPELINE_TRACE
-__device__ unsigned long long* pipeline_trace;
-__device__ __forceinline__ void trace_step(std::int64_t tile, int step) {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  if (pipeline_trace) pipeline_trace[tile * 8 + step] = t;
-}
-#define STREAMSCAN_TRACE(tile, step) trace_step(tile, step)
-#else
-#define STREAMSCAN_TRACE(tile, step)
-#endif
+template <class Shape, class A, class Op>
+struct pipelined_scan_program {
+  static constexpr int W = Shape::width, R = Shape::rows;
+  using value = A;
+  using agg = A;
+  struct rows {
+    A v[R][W];
+  };
+  const A* in;
+  A* out;
+  std::int64_t n;
+  maybe<A> init;
+  scan_mode mode;
+  Op op;
 
-// Shape of the pipelined kernel for values of A under Policy (scan_warps;
-// rows: 16-byte loads per scan lane; stages; reduce_warps; look_back_warps).
-template <class Policy, class A>
-struct pipelined_shape {
-  static constexpr int width = static_cast<int>(16 / sizeof(A));
-  static constexpr int scan_warps = Policy::scan_warps;
-  static constexpr int rows = Policy::rows;
-  static constexpr int stages = Policy::stages;
-  static constexpr int slice_items = 32 * rows * width;
-  static constexpr int tile_items = scan_warps * slice_items;
-  static constexpr int look_back_warps = Policy::look_back_warps;
-  static constexpr int reduce_warps = Policy::reduce_warps;
-  static constexpr int producer_warp = scan_warps, first_reduce_warp = scan_warps + 1;
-  static constexpr int first_look_back_warp = first_reduce_warp + reduce_warps;
-  static constexpr int threads = 32 * (scan_warps + 1 + reduce_warps + look_back_warps);
-  static constexpr int reducer_vectors = scan_warps * rows;  // per reducer lane
-  static_assert(32 % scan_warps == 0 && reducer_vectors % 8 == 0, "reducer lanes split evenly, 8 bank groups");
-  // Reduce (look-back) warp j takes the stages s = j mod reduce_warps
-  // (look_back_warps), every round of them in order: a barrier phase is never
-  // waited for before the one before it has completed.
-  static_assert(stages % look_back_warps == 0 && stages % reduce_warps == 0, "stages split evenly among warps");
-  static constexpr unsigned tile_bytes = static_cast<unsigned>(sizeof(A)) * tile_items;
-  static constexpr std::size_t dynamic_shared_bytes = std::size_t{stages} * tile_bytes;
-  static_assert(sizeof(A) <= 16 && 16 % sizeof(A) == 0, "16-byte vectors of whole values");
-};
-
-// Values [first, first + Width) of a tile at `base` whose positions
-// [0, staged) are in the shared-memory stage: one 16-byte read when all are
-// (every full tile); else, position by position, the rest from global memory
-// up to `valid`, and past it `filler` (the tile's first value, which no
-// stored result depends on; read once by the reduce warp, because in place a
-// scan warp may already have overwritten it in global memory).
-template <int Width, class A>
-__device__ __forceinline__ void load_row(const A* stage, const A* in, std::int64_t base, int staged, int valid,
-                                         const A& filler, int first, A (&v)[Width]) {
-  if (first + Width <= staged) {
-    vector_of<A, Width> raw;
-    const uint4 bits = *reinterpret_cast<const uint4*>(stage + first);
-    memcpy(&raw, &bits, 16);
+  __device__ A combine(const A& a, const A& b) { return op(a, b); }
+  __device__ maybe<A> first_prefix() const { return init; }
+  // Positions past a partial tile's end fold in too: they come after every
+  // stored one, and the last tile's total is never published.
+  __device__ A reduce(const A (&v)[W], int, int) {
+    A x = v[0];
 #pragma unroll
-    for (int c = 0; c < Width; ++c) v[c] = raw.x[c];
-  } else {
+    for (int c = 1; c < W; ++c) x = op(x, v[c]);
+    return x;
+  }
+  __device__ void load(const A* stage, const pipeline_tile& t, int staged, const A& filler, int slice, int lane,
+                       rows& r) {
 #pragma unroll
-    for (int c = 0; c < Width; ++c) {
-      const int i = first + c;
-      v[c] = i < staged ? stage[i] : (i < valid ? in[base + i] : filler);
+    for (int k = 0; k < R; ++k) load_row<W>(stage, in, t.base, staged, t.valid, filler, slice + (32 * k + lane) * W, r.v[k]);
+    warp_scan_slice(r.v, op, lane);
+  }
+  __device__ void finish(rows& r, const pipeline_tile& t, int slice, int lane, const maybe<A>& before, const maybe<A>&,
+                         const A&) {
+    if (before.present) warp_prefix_slice(r.v, before.value, op);
+    if (mode == scan_mode::exclusive) warp_shift_slice_right(r.v, before.value, lane);
+    const pointer_tile_io<A, W, false> io{in, out, n};
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+      const int first = slice + (32 * k + lane) * W;
+      if (t.valid == Shape::tile_items) {
+        io.store(t.base, first, r.v[k], {});
+      } else {
+#pragma unroll
+        for (int c = 0; c < W; ++c)
+          if (first + c < t.valid) io.store_one(t.base, first + c, r.v[k][c], {}, c);
+      }
     }
   }
-}
+};
 
 template <class Policy, class A, class Op>
 __global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads)
@@ -119,198 +76,8 @@ __global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads)
                           unsigned long long* tile_counter, maybe<A> init, scan_mode mode, Op op) {
 #if STREAMSCAN_BULK_COPY
   using shape = pipelined_shape<Policy, A>;
-  constexpr int W = shape::width, R = shape::rows, SW = shape::scan_warps, S = shape::stages;
-  constexpr int T = shape::tile_items;
-  struct stage_info {
-    std::int64_t tile;
-    uninitialized<A> total, prefix;
-    uninitialized<A> filler;  // the tile's first value, for positions past a partial tile's end
-    bool has_prefix;
-    uninitialized<A> slice_before[SW];  // total of slices 0..w-1 (w > 0)
-  };
-  extern __shared__ __align__(128) unsigned char stage_bytes[];
-  __shared__ stage_info info[S];
-  __shared__ std::uint64_t full[S], reduced[S], prefixed[S], empty[S];
-  __shared__ std::int64_t end_round;  // the round whose id is past the end, once the reducer has seen it
-  A* const stage_values = reinterpret_cast<A*>(stage_bytes);
-  const std::int64_t tiles = (n + T - 1) / T;
-  const int warp = static_cast<int>(threadIdx.x / 32), lane = static_cast<int>(threadIdx.x % 32);
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < S; ++s) {
-      mbarrier_init(&full[s], 1);
-      mbarrier_init(&reduced[s], 32);
-      mbarrier_init(&prefixed[s], 32);
-      mbarrier_init(&empty[s], 32 * SW);
-    }
-    mbarrier_init_fence();
-    end_round = INT64_MAX;
-  }
-  __syncthreads();
-  // Every barrier of stage s completes once per use of the stage.
-  auto parity = [](std::int64_t round) { return static_cast<unsigned>(round / S) & 1u; };
-  auto valid_of = [&](std::int64_t tile) {
-    const std::int64_t left = n - tile * T;
-    return left < T ? static_cast<int>(left) : T;
-  };
-  // Positions of a tile that go through the copy engine: whole 16-byte
-  // vectors (all of a full tile).
-  auto staged_of = [&](int valid) { return valid / W * W; };
-
-  if (warp == shape::producer_warp) {
-    if (lane != 0) return;
-    for (std::int64_t round = 0;; ++round) {
-      const int s = static_cast<int>(round % S);
-      if (round >= S) mbarrier_wait(&empty[s], parity(round - S));
-      const auto tile = static_cast<std::int64_t>(atomicAdd(tile_counter, 1ull));
-      info[s].tile = tile;
-      if (tile < tiles) STREAMSCAN_TRACE(tile, 0);
-      const unsigned bytes = tile < tiles ? static_cast<unsigned>(sizeof(A)) * staged_of(valid_of(tile)) : 0u;
-      if (bytes > 0) {
-        mbarrier_arrive_expect_tx(&full[s], bytes);
-        bulk_copy_to_shared(stage_values + s * T, in + tile * T, bytes, &full[s]);
-      } else {
-        mbarrier_arrive(&full[s]);  // the end, or a tile shorter than a vector
-      }
-      if (tile >= tiles) return;
-    }
-  }
-
-  // Waits for `bar`'s phase of `round`; false if that round never comes
-  // (past the end, which the reduce warp that meets it announces).
-  auto wait_unless_ended = [&](std::uint64_t* bar, std::int64_t round) {
-    while (!mbarrier_try_wait(bar, parity(round)))
-      if (static_cast<std::int64_t>(atomicAdd(reinterpret_cast<unsigned long long*>(&end_round), 0ull)) < round)
-        return false;
-    return true;
-  };
-
-  if (warp >= shape::first_reduce_warp && warp < shape::first_look_back_warp) {
-    for (std::int64_t round = warp - shape::first_reduce_warp;; round += shape::reduce_warps) {
-      const int s = static_cast<int>(round % S);
-      if (!wait_unless_ended(&full[s], round)) return;
-      const std::int64_t tile = info[s].tile;
-      if (tile >= tiles && lane == 0) atomicExch(reinterpret_cast<unsigned long long*>(&end_round), round);
-      if (tile < tiles) {
-        if (lane == 0) STREAMSCAN_TRACE(tile, 1);
-        const int valid = valid_of(tile), staged = staged_of(valid);
-        const A* stage = stage_values + s * T;
-        const A filler = valid == T ? A{} : (staged > 0 ? stage[0] : in[tile * T]);
-        if (valid < T && lane == 0) info[s].filler.get() = filler;
-        // Lane l folds vectors [l C, (l + 1) C) of the tile, in order. At
-        // step i it reads vector (i + l) mod C of its chunk, so the 8 lanes
-        // of each shared-memory phase hit 8 different 16-byte bank groups;
-        // the chunk's fold is then [l mod C, C) after [0, l mod C).
-        constexpr int C = shape::reducer_vectors;
-        const int rot = lane % C;
-        A head{}, tail{};
-        bool has_tail = false;
-#pragma unroll 8
-        for (int i = 0; i < C; ++i) {
-          int j = i + rot;
-          const bool wrapped = j >= C;
-          if (wrapped) j -= C;
-          A v[W];
-          load_row<W>(stage, in, tile * T, staged, valid, filler, (lane * C + j) * W, v);
-          A x = v[0];
-#pragma unroll
-          for (int c = 1; c < W; ++c) x = op(x, v[c]);
-          if (wrapped) {
-            tail = has_tail ? op(tail, x) : x;
-            has_tail = true;
-          } else {
-            head = i == 0 ? x : op(head, x);
-          }
-        }
-        // Slice w is lanes [w L, (w + 1) L), L = 32 / scan_warps.
-        constexpr int L = 32 / SW;
-        const A incl = warp_scan::inclusive(has_tail ? op(tail, head) : head, op, lane, 32);
-        if (lane % L == L - 1 && lane < 31) info[s].slice_before[lane / L + 1].get() = incl;
-        if (lane == 31) {
-          info[s].total.get() = incl;
-          if (tile + 1 < tiles) {  // the last tile publishes nothing
-            if (tile == 0)
-              status.publish(0, tile_prefix, init.present ? op(init.value, incl) : incl);
-            else
-              status.publish(tile, tile_aggregate, incl);
-          }
-          STREAMSCAN_TRACE(tile, 2);
-        }
-      }
-      mbarrier_arrive(&reduced[s]);
-      if (tile >= tiles) return;
-    }
-  }
-
-  if (warp >= shape::first_look_back_warp) {
-    for (std::int64_t round = warp - shape::first_look_back_warp;; round += shape::look_back_warps) {
-      const int s = static_cast<int>(round % S);
-      if (!wait_unless_ended(&reduced[s], round)) return;
-      const std::int64_t tile = info[s].tile;
-      if (tile >= tiles) {
-        mbarrier_arrive(&prefixed[s]);
-        return;
-      }
-      if (lane == 0) STREAMSCAN_TRACE(tile, 3);
-      if (tile == 0) {
-        if (lane == 0) {
-          info[s].prefix.get() = init.value;
-          info[s].has_prefix = init.present;
-        }
-      } else {
-        const A prefix = look_back_decoupled<A>(status, tile, op, Policy::look_back_sleep_ns);
-        if (lane == 0) {
-          if (tile + 1 < tiles) status.publish(tile, tile_prefix, op(prefix, info[s].total.get()));
-          info[s].prefix.get() = prefix;
-          info[s].has_prefix = true;
-        }
-      }
-      if (lane == 0) STREAMSCAN_TRACE(tile, 4);
-      mbarrier_arrive(&prefixed[s]);
-    }
-  }
-
-  // Scan warps: warp w owns slice w of every tile.
-  for (std::int64_t round = 0;; ++round) {
-    const int s = static_cast<int>(round % S);
-    mbarrier_wait(&prefixed[s], parity(round));
-    const std::int64_t tile = info[s].tile;
-    if (tile >= tiles) return;
-    if (threadIdx.x == 0) STREAMSCAN_TRACE(tile, 5);
-    const int valid = valid_of(tile), staged = staged_of(valid);
-    const A* stage = stage_values + s * T;
-    const std::int64_t base = tile * T;
-    const int slice = warp * shape::slice_items;
-    const A filler = valid == T ? A{} : info[s].filler.get();
-    A v[R][W];
-#pragma unroll
-    for (int k = 0; k < R; ++k)
-      load_row<W>(stage, in, base, staged, valid, filler, slice + (32 * k + lane) * W, v[k]);
-    warp_scan_slice(v, op, lane);
-    maybe<A> p{info[s].prefix.get(), info[s].has_prefix};
-    if (warp > 0) {
-      const A before = info[s].slice_before[warp].get();
-      p = {p.present ? op(p.value, before) : before, true};
-    }
-    mbarrier_arrive(&empty[s]);  // this lane has read the stage and its info
-    if (p.present) warp_prefix_slice(v, p.value, op);
-    if (mode == scan_mode::exclusive) warp_shift_slice_right(v, p.value, lane);
-    const pointer_tile_io<A, W, false> io{in, out, n};
-#pragma unroll
-    for (int k = 0; k < R; ++k) {
-      const int first = slice + (32 * k + lane) * W;
-      if (valid == T) {
-        io.store(base, first, v[k], {});
-      } else {
-#pragma unroll
-        for (int c = 0; c < W; ++c)
-          if (first + c < valid) io.store_one(base, first + c, v[k][c], {}, c);
-      }
-    }
-    if (threadIdx.x == 0) STREAMSCAN_TRACE(tile, 6);
-#ifdef STREAMSCAN_PIPELINE_TRACE
-    if (threadIdx.x == 0 && pipeline_trace) pipeline_trace[tile * 8 + 7] = blockIdx.x;
-#endif
-  }
+  pipelined_scan_program<shape, A, Op> prog{in, out, n, init, mode, op};
+  run_pipeline<shape>(prog, n, status, tile_counter);
 #endif
 }
 

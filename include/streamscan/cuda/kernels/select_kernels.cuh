@@ -5,6 +5,9 @@
 //    from a counter, classifies its tile (agent_select), learns how many
 //    elements the tiles before it selected through the decoupled look-back,
 //    and scatters from registers.
+//  * pipelined_select_kernel: the same on the warp-specialised pipeline
+//    (sm_90+, pipeline.cuh): persistent blocks, tiles streamed into shared
+//    memory while earlier ones look back.
 //  * seed 002's kernels (Bakunas-Milanowski et al. 2017), faithfully: a warp
 //    owns a 1024-element group of 32 subgroups of 32; subgroup j's ballot and
 //    count live in lane j ("votes", "cnt"), a shuffle scan of the counts gives
@@ -26,6 +29,7 @@
 #include "../agent/agent_select.cuh"
 #include "../agent/look_back.cuh"
 #include "../agent/tile_status.cuh"
+#include "pipeline.cuh"
 #include "single_pass_scan_kernel.cuh"
 
 namespace streamscan::cuda::detail {
@@ -63,6 +67,72 @@ __global__ void __launch_bounds__(Policy::threads)
     const std::int64_t from = P == placement::rejects_after ? *rejects_from : 0;
     agent.template scatter<P>(src, t.base, t.valid, c, before + warp_before, n, capacity, from);
   }
+}
+
+// Stable compaction and partition on the pipeline (pipeline.cuh, sm_90+),
+// for sources whose staged values are their items (raw pointers): the reduce
+// warps count each tile's selected elements and publish the count; the
+// consumer warps classify their slice again (the predicate runs twice per
+// element, against once in select_kernel), rank it by ballots and scatter it
+// through their warp's staging buffer (agent_select).
+template <class Shape, placement P, class Source, class C>
+struct pipelined_select_program {
+  static constexpr int W = Shape::width;
+  using value = typename Source::item;
+  using agg = C;
+  struct agent_policy {
+    static constexpr int threads = 32 * Shape::scan_warps;
+    static constexpr int vectors = Shape::rows;
+    static constexpr int tile_items = Shape::tile_items;
+  };
+  using agent_t = agent_select<agent_policy, Source>;
+  static_assert(Source::vector_width == W, "the agent's vectors are the stage's");
+  using rows = typename agent_t::classified;
+  const value* in;
+  Source src;
+  std::int64_t n, capacity;
+  const std::int64_t* rejects_from;
+  std::int64_t* num_selected;
+  typename agent_t::temp_storage* storage;
+
+  __device__ C combine(C a, C b) const { return a + b; }
+  __device__ maybe<C> first_prefix() const { return {C(0), true}; }
+  __device__ C reduce(const value (&v)[W], int first, int valid) const {
+    unsigned k = 0;
+#pragma unroll
+    for (int c = 0; c < W; ++c) k += (first + c < valid && src.keep(v[c])) ? 1u : 0u;
+    return static_cast<C>(k);
+  }
+  __device__ void load(const value* stage, const pipeline_tile& t, int staged, const value& filler, int slice,
+                       int lane, rows& r) const {
+#pragma unroll
+    for (int j = 0; j < Shape::rows; ++j)
+      load_row<W>(stage, in, t.base, staged, t.valid, filler, slice + (32 * j + lane) * W, r.v[j]);
+    agent_t::mark(src, t.valid, r);
+  }
+  __device__ void finish(rows& r, const pipeline_tile& t, int slice, int lane, const maybe<C>& before,
+                         const maybe<C>& tile_prefix, const C& tile_total) const {
+    if (t.last && slice == 0 && lane == 0 && num_selected != nullptr)
+      *num_selected = static_cast<std::int64_t>(tile_prefix.value) + static_cast<std::int64_t>(tile_total);
+    if constexpr (P != placement::count) {
+      const std::int64_t from = P == placement::rejects_after ? *rejects_from : 0;
+      agent_t(*storage).template scatter<P>(src, t.base, t.valid, r, static_cast<std::int64_t>(before.value), n,
+                                            capacity, from);
+    }
+  }
+};
+
+template <class Policy, placement P, class Source, class C>
+__global__ void __launch_bounds__(pipelined_shape<Policy, typename Source::item>::threads)
+    pipelined_select_kernel(Source src, std::int64_t n, std::int64_t capacity, const std::int64_t* rejects_from,
+                            std::int64_t* num_selected, tile_status<C> status, unsigned long long* tile_counter) {
+#if STREAMSCAN_BULK_COPY
+  using shape = pipelined_shape<Policy, typename Source::item>;
+  using program = pipelined_select_program<shape, P, Source, C>;
+  __shared__ typename program::agent_t::temp_storage storage;
+  program prog{src.in, src, n, capacity, rejects_from, num_selected, &storage};
+  run_pipeline<shape>(prog, n, status, tile_counter);
+#endif
 }
 
 // seed 002 fig. 4 and 9 share this: lane j ends holding subgroup j's ballot.
