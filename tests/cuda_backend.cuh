@@ -290,11 +290,11 @@ struct cuda_backend {
 // The same, with compaction and partition on the pipelined select kernel
 // (sm_90+; other calls and in-place compaction fall back to the default).
 struct cuda_backend_pipelined_select : cuda_backend {
-  static constexpr const char* select_policy = "p256x8s6";
+  static constexpr const char* select_policy = "p512x4s6r3";
   static std::vector<streamscan::select_strategy> compaction_strategies() {
     return {streamscan::select_strategy::automatic};
   }
-  // int32 input: 256 consumer threads x 8 rows x 4 values.
+  // int32 input: 512 consumer threads x 4 rows x 4 values.
   static std::int64_t select_chunk() { return streamscan::cuda::select_policy<4, 4>::tile_items; }
 };
 

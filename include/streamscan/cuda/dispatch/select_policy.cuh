@@ -15,11 +15,11 @@ namespace streamscan::cuda {
 // Named "tTHREADSxVECTORS" in select_options::policy. A shape with `stages`
 // is the pipelined kernel (sm_90+, kernels/pipeline.cuh): `threads` consumer
 // threads, `vectors` rows each, that many tiles in shared memory; named
-// "pTHREADSxVECTORSsSTAGES". It runs compaction and partition of raw
-// pointers to 4- or 8-byte values (not in place); other calls naming it run
-// the default shape.
+// "pTHREADSxVECTORSsSTAGES" (+ "rN" with N reduce warps, not 2). It runs
+// compaction and partition of raw pointers to 4- or 8-byte values (not in
+// place); other calls naming it run the default shape.
 struct select_shape {
-  int threads, vectors, stages = 0;
+  int threads, vectors, stages = 0, reduce_warps = 2;
 };
 // Default 512 x 8: fastest at every fraction on an H200 (docs/performance.md,
 // 2^28 int32: 0.533 / 0.651 / 0.865 ms at 5 / 50 / 95% selected, against 0.597 /
@@ -28,7 +28,14 @@ struct select_shape {
 // fit, each looping over tiles and loading its next tile before the current
 // one's look-back) ran 3-4x slower and were dropped (256 x 8: 1.96 / 2.10 /
 // 1.92 ms, same run as the numbers above' re-measurement, 2026-11-22).
-inline constexpr select_shape select_shapes[] = {{512, 8}, {256, 8}, {256, 16}, {128, 16}, {256, 8, 6}};
+// The pipelined shape p512x4s6r3 (tiles streamed into shared memory while
+// earlier ones look back) is a candidate, not the default: H200, 2026-11-23,
+// 0.762 / 0.772 / 0.858 ms against t512x8's 0.545 / 0.661 / 0.870 (p256x8s6
+// 0.82-1.16 / 0.85-1.15 / 1.03-1.08, r3 0.841 / 0.869 / 1.007, r6 0.859 /
+// 0.929 / 1.082): unlike the scan it is bound by its warps' work (the
+// predicate runs in the reduce and the consumer warps; ballot ranks and
+// staged scatter), not by the look-back.
+inline constexpr select_shape select_shapes[] = {{512, 8}, {256, 8}, {256, 16}, {128, 16}, {512, 4, 6, 3}};
 inline constexpr int select_shape_count = sizeof(select_shapes) / sizeof(select_shapes[0]);
 inline constexpr int default_select_shape = 0;
 
@@ -46,7 +53,7 @@ struct select_policy {
   static constexpr int stages = select_shapes[Shape].stages;
   static constexpr int scan_warps = threads / 32;
   static constexpr int rows = vectors;
-  static constexpr int reduce_warps = 2;
+  static constexpr int reduce_warps = select_shapes[Shape].reduce_warps;
   static constexpr int look_back_warps = 2;
 };
 
@@ -63,7 +70,10 @@ constexpr std::int64_t smallest_select_tile() {
 
 inline std::string select_shape_name(int index) {
   char buf[32];
-  if (select_shapes[index].stages > 0)
+  if (select_shapes[index].stages > 0 && select_shapes[index].reduce_warps != 2)
+    std::snprintf(buf, sizeof buf, "p%dx%ds%dr%d", select_shapes[index].threads, select_shapes[index].vectors,
+                  select_shapes[index].stages, select_shapes[index].reduce_warps);
+  else if (select_shapes[index].stages > 0)
     std::snprintf(buf, sizeof buf, "p%dx%ds%d", select_shapes[index].threads, select_shapes[index].vectors,
                   select_shapes[index].stages);
   else

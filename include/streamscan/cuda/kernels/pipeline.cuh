@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "../agent/agent_scan.cuh"
 #include "../agent/look_back.cuh"
 #include "../agent/tile_io.cuh"
 #include "../agent/tile_status.cuh"
