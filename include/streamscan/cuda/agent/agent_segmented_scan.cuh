@@ -131,8 +131,9 @@ class agent_segmented_scan {
                        int lane, int warp) const {
     const int slice = warp * warp_items;
     if (lo == 0 && valid == tile_items) {
+      typename IO::row_link link;
 #pragma unroll
-      for (int k = 0; k < vectors; ++k) io_.load(base, slice + (32 * k + lane) * width, v[k], meta[k]);
+      for (int k = 0; k < vectors; ++k) io_.load(base, slice + (32 * k + lane) * width, v[k], meta[k], link);
     } else {
       meta_t none{};
       const V filler = io_.load_one(base, lo, none, 0);

@@ -47,8 +47,16 @@ struct segmented_tile_io {
   // Element of the lowest address among scan positions [k, k + Width).
   __device__ std::int64_t first_element(std::int64_t k) const { return Backward ? heads.n - k - Width : k; }
 
-  // Heads of scan positions [k, k + Width), all < n, k a multiple of Width.
-  __device__ std::uint32_t head_run(std::int64_t k) const {
+  // What a warp's lanes hand on from one row of vectors to the next (load):
+  // backward, the flag word just above lane 0's vector.
+  struct row_link {
+    std::uint32_t above = 0;
+    bool first_row = true;
+  };
+
+  // Heads of scan positions [k, k + Width), all < n, k a multiple of Width,
+  // for the warp-striped rows of load().
+  __device__ std::uint32_t head_run(std::int64_t k, row_link& link) const {
     constexpr std::uint32_t all = Width == 32 ? ~0u : (1u << Width) - 1u;
     const std::int64_t mask = heads.word_index_mask;
     std::uint32_t m;
@@ -61,11 +69,28 @@ struct segmented_tile_io {
       std::int64_t j = heads.n - k - Width + 1;
       const std::int64_t top = j + Width - 1 < heads.n ? j + Width - 1 : heads.n - 1;
       j = j < top ? j : top;  // Width 1, k == 0: element n
-      // One funnel shift of the two words (the same word twice when the
-      // flags do not straddle): 32-bit ops keep the backward kernel's
-      // register pressure down.
       const std::uint32_t lo = heads.bits[(j >> 5) & mask];
-      const std::uint32_t hi = heads.bits[(top >> 5) & mask];
+      std::uint32_t hi = lo;  // Width 1: j == top
+      if constexpr (Width > 1) {
+        // The top flag's word is the one lane l - 1 loaded for the vector
+        // above (it starts at element top, aligned to Width, so its own j =
+        // top + 1 shares top's word); lane 0 takes it from lane 31 of the
+        // row before, and loads it in the first row. One flag load per
+        // vector instead of two: backward 0.850 -> 0.809 ms at 2^28 int32,
+        // 64-long segments, forward 0.790 (H200,
+        // docs/results/ab_segmented_backward_2026-11-23_h200.txt).
+        const int lane = static_cast<int>(threadIdx.x % 32);
+        const std::uint32_t rotated = __shfl_sync(0xffffffffu, lo, (lane + 31) % 32);
+        if (lane == 0) {
+          hi = link.first_row ? heads.bits[(top >> 5) & mask] : link.above;
+          link.above = rotated;
+        } else {
+          hi = rotated;
+        }
+        link.first_row = false;
+      }
+      // One funnel shift of the two words: 32-bit ops keep the backward
+      // kernel's register pressure down.
       const std::uint32_t f = __funnelshift_r(lo, hi, static_cast<unsigned>(j & 31)) & all;
       m = __brev(f) >> (32 - Width);
     }
@@ -82,10 +107,14 @@ struct segmented_tile_io {
     return x;
   }
 
-  __device__ void load(std::int64_t base, int s0, V (&v)[Width], vector_meta& meta) const {
+  // Full tiles only: all 32 lanes call it together, row after row of a
+  // warp's slice, lane l on the vector after lane l - 1's and lane 0 on the
+  // one after the previous row's lane 31 (agent_segmented_scan's layout);
+  // `link` starts default-constructed for each slice.
+  __device__ void load(std::int64_t base, int s0, V (&v)[Width], vector_meta& meta, row_link& link) const {
     const std::int64_t k = base + s0;
     const vector_of<V, Width> raw = load_16<V, Width>(in + first_element(k));
-    meta.heads = head_run(k);
+    meta.heads = head_run(k, link);
 #pragma unroll
     for (int c = 0; c < Width; ++c)
       v[c] = fold(raw.x[Backward ? Width - 1 - c : c], ((meta.heads >> c) & 1u) != 0);

@@ -38,6 +38,14 @@ struct select_shape {
 inline constexpr select_shape select_shapes[] = {{512, 8}, {256, 8}, {256, 16}, {128, 16}, {512, 4, 6, 3}};
 inline constexpr int select_shape_count = sizeof(select_shapes) / sizeof(select_shapes[0]);
 inline constexpr int default_select_shape = 0;
+// Partition (every element written) defaults to the pipelined shape: H200,
+// 2026-11-23, 2^28 int32, 0.822 / 0.825 / 0.824 ms at 5 / 50 / 95% selected
+// against t512x8's 0.859 / 0.867 / 0.862 and CUB DevicePartition::If's 0.825 /
+// 0.823 / 0.809 (docs/results/streamscan_bench_select_2026-11-23_h200.json).
+// Calls it cannot run (in place, misaligned, iterators, before sm_90) take
+// default_select_shape.
+inline constexpr int default_partition_shape = 4;
+static_assert(select_shapes[default_partition_shape].stages > 0, "the pipelined shape");
 
 constexpr int select_vectors(const select_shape& shape, int width) {
   return shape.vectors * width > 64 ? 64 / width : shape.vectors;
