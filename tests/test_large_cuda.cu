@@ -208,3 +208,45 @@ TEST(large_cuda, select_past_two_to_the_32) {
     EXPECT_EQ(mismatches, 0);
   }
 }
+
+namespace {
+struct u32_below {
+  std::uint32_t limit;
+  __host__ __device__ bool operator()(std::uint32_t x) const { return x < limit; }
+};
+}  // namespace
+
+// Partition of raw uint32 pointers past 2^32 elements: the default for them on
+// sm_90+ is the pipelined kernel, here with 64-bit counts in its 128-bit
+// status words. Checked on the device against the one-tile kernel (t512x8),
+// whose 64-bit path the byte test above checks on the host: 48 GiB on the
+// device, no host copy.
+TEST(large_cuda, pipelined_partition_past_two_to_the_32) {
+  if (!st::gpu_present()) GTEST_SKIP() << "cuda back end unavailable: no GPU";
+  auto rng = st::make_rng("large_cuda_pipelined_partition");
+  const std::int64_t n = (std::int64_t{1} << 32) + 4321 + static_cast<std::int64_t>(rng() % 100000);
+  size_t free_bytes = 0, total_bytes = 0;
+  STREAMSCAN_TEST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < static_cast<size_t>(n) * 12 + (size_t{2} << 30)) GTEST_SKIP() << "needs 50 GiB of free GPU memory";
+  const std::uint64_t salt = rng();
+  st::device_buffer<std::uint32_t> in(static_cast<std::size_t>(n)), got(static_cast<std::size_t>(n)),
+      expect(static_cast<std::size_t>(n));
+  st::device_buffer<unsigned long long> differ(1);
+  fill_hashed_u32<<<4096, 256>>>(in.get(), n, salt);
+  const auto* src = static_cast<const std::uint32_t*>(in.get());
+  const u32_below pred{100};  // about 40%
+  SCOPED_TRACE("seed " + std::to_string(st::global_seed()) + " n=" + std::to_string(n));
+  STREAMSCAN_TEST_CUDA(cudaMemset(got.get(), st::poison_byte, static_cast<std::size_t>(n) * 4));
+  const std::int64_t k = ss::cuda::partition(src, got.get(), n, pred);
+  ss::select_options one_tile;
+  one_tile.policy = "t512x8";
+  const std::int64_t want = ss::cuda::partition(src, expect.get(), n, pred, nullptr, one_tile);
+  EXPECT_EQ(k, want);
+  EXPECT_GT(want, std::int64_t{1} << 30);
+  STREAMSCAN_TEST_CUDA(cudaMemset(differ.get(), 0, sizeof(unsigned long long)));
+  count_differences<<<4096, 256>>>(got.get(), expect.get(), n, differ.get());
+  STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+  std::vector<unsigned long long> host;
+  differ.download(host);
+  EXPECT_EQ(host[0], 0ull);
+}
