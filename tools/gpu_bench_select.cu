@@ -157,11 +157,15 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
     add(keep_type, name, compact_bytes + (flagged ? 1.0 * n : 0.0), run_ms, unordered ? unordered_ok(got) : ordered_ok(got));
     if (policy != nullptr) rep.rows.back().policy = policy;
   };
-  // The stable kernel in every candidate shape (the first is the default).
+  // The stable kernel in every candidate shape; the policy column marks the
+  // call's default (compaction's and partition's differ).
   std::vector<std::string> shapes;
   for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) shapes.push_back(streamscan::cuda::select_shape_name(i));
-  for (const auto& shape : shapes)
-    ours_compact("select_if stable", streamscan::select_strategy::stable, false, shape.c_str());
+  auto shape_label = [&](int i, int default_shape) { return shapes[i] + (i == default_shape ? " (default)" : ""); };
+  for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) {
+    ours_compact("select_if stable", streamscan::select_strategy::stable, false, shapes[i].c_str());
+    rep.rows.back().policy = shape_label(i, streamscan::cuda::default_select_shape);
+  }
   ours_compact("select_if multi_level", streamscan::select_strategy::multi_level, false);
   ours_compact("select_if hybrid", streamscan::select_strategy::hybrid, false);
   ours_compact("select_if warp_atomic", streamscan::select_strategy::warp_atomic, false);
@@ -187,14 +191,15 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
     add(part_type, name, bytes, run_ms, check(read_count(count.p)));
   };
   const std::int32_t* src = in.p;
-  for (const auto& shape : shapes) {
+  for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) {
+    const std::string& shape = shapes[i];
     ours_part("partition", 8.0 * n,
               [&](void* t, std::size_t& b) {
                 return streamscan::cuda::partition(t, b, src, out.p, n, count.p, pred, nullptr,
                                                    streamscan::select_options{{}, shape.c_str()});
               },
               [&](std::int64_t got) { return got == k && device_equal(out.p, cub_part.p, n); });
-    rep.rows.back().policy = shape;
+    rep.rows.back().policy = shape_label(i, streamscan::cuda::default_partition_shape);
   }
   ours_part("stable_partition", 8.0 * n,
             [&](void* t, std::size_t& b) {
