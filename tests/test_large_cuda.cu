@@ -250,3 +250,59 @@ TEST(large_cuda, pipelined_partition_past_two_to_the_32) {
   differ.download(host);
   EXPECT_EQ(host[0], 0ull);
 }
+
+namespace {
+// Sparse head bits: about one head per 2048 elements, so segments straddle
+// tiles and the look-back carries (value, head) pairs across many of them.
+__global__ void fill_sparse_heads(std::uint32_t* words, std::int64_t count, std::uint64_t salt) {
+  const hashed_bytes h{salt, 0};
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::int64_t{gridDim.x} * blockDim.x)
+    words[i] = h[i] < 4 ? 1u << (h[i + count] & 31u) : 0u;
+}
+}  // namespace
+
+// The pipelined segmented kernel in both shapes (p512x4s6r6, p512x2s12r4;
+// sm_90+) on raw uint32 values past 2^31, both directions, checked on the host against a naive loop (wrapping
+// uint32 sums): 64-bit tile ids, mirrored tiles and the pair look-back.
+TEST(large_cuda, pipelined_segmented_past_two_to_the_31) {
+  if (!st::gpu_present()) GTEST_SKIP() << "cuda back end unavailable: no GPU";
+  auto rng = st::make_rng("large_cuda_pipelined_segmented");
+  const std::int64_t n = (std::int64_t{1} << 31) + 777 + static_cast<std::int64_t>(rng() % 100000);
+  size_t free_bytes = 0, total_bytes = 0;
+  STREAMSCAN_TEST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < static_cast<size_t>(n) * 9 + (size_t{2} << 30)) GTEST_SKIP() << "needs 21 GiB of free GPU memory";
+  const std::uint64_t salt = rng();
+  const std::int64_t words = (n + 31) / 32;
+  st::device_buffer<std::uint32_t> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n)),
+      bits(static_cast<std::size_t>(words));
+  fill_hashed_u32<<<4096, 256>>>(in.get(), n, salt);
+  fill_sparse_heads<<<4096, 256>>>(bits.get(), words, salt ^ 0x5bd1e995u);
+  STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+  std::vector<std::uint32_t> values, heads, got;
+  in.download(values);
+  bits.download(heads);
+  auto head = [&](std::int64_t i) { return ((heads[static_cast<std::size_t>(i >> 5)] >> (i & 31)) & 1u) != 0; };
+  for (const char* policy : {"p512x4s6r6", "p512x2s12r4"})
+  for (const auto dir : {ss::scan_direction::forward, ss::scan_direction::backward}) {
+    SCOPED_TRACE("seed " + std::to_string(st::global_seed()) + " n=" + std::to_string(n) + " " + ss::to_string(dir) +
+                 " " + policy);
+    STREAMSCAN_TEST_CUDA(cudaMemset(out.get(), st::poison_byte, static_cast<std::size_t>(n) * 4));
+    ss::cuda::segmented_inclusive_scan(static_cast<const std::uint32_t*>(in.get()), out.get(), n,
+                                       ss::head_bits{static_cast<const std::uint32_t*>(bits.get())}, add_u32{},
+                                       nullptr, ss::segmented_options{dir, {ss::scan_strategy::automatic, policy}});
+    STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+    out.download(got);
+    const bool forward = dir == ss::scan_direction::forward;
+    std::uint32_t acc = 0;
+    std::int64_t mismatches = 0, first = -1;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::int64_t i = forward ? j : n - 1 - j;
+      // Backward, element i restarts where element i + 1 starts a segment.
+      const bool restart = j == 0 || (forward ? head(i) : head(i + 1));
+      acc = restart ? values[static_cast<std::size_t>(i)] : acc + values[static_cast<std::size_t>(i)];
+      if (got[static_cast<std::size_t>(i)] != acc && mismatches++ == 0) first = i;
+    }
+    EXPECT_EQ(mismatches, 0) << "first mismatch at " << first;
+  }
+}

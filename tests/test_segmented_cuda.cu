@@ -38,6 +38,17 @@ TEST(segmented_cuda_dedicated, EveryShapeBytesMax) {
   every_shape<std::uint8_t>("sdb", seg_kind::inclusive, streamscan::maximum{});
 }
 
+// The built-in default from 2^26 4-byte values: the pipelined kernel on
+// sm_90+ (the shape tests above name it; this one goes through the default
+// choice), every description and direction, in place at the odd size.
+TEST(segmented_cuda_dedicated, DefaultPipelinedFromTwoToThe26) {
+  if (!streamscan_test::cuda_backend::available()) GTEST_SKIP() << "no CUDA device";
+  auto rng = streamscan_test::make_rng("sdp");
+  const std::int64_t from = streamscan::cuda::pipelined_segmented_from;
+  check_segmented_plan<streamscan_test::cuda_backend, std::int32_t>(
+      rng, seg_kind::exclusive, streamscan::plus{}, seg_plan{{from + 8195}, {streamscan::scan_strategy::automatic}});
+}
+
 // No segments: the plain scan's vectorised kernel, forward and backward
 // (backward leads with filler slots and reads its first tile as a partial
 // one, whose total later tiles need), at the edges of its default tile.

@@ -122,7 +122,9 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
   for (const auto& shape : shapes)
     ours("segmented head_bits fwd", streamscan::head_bits(words), n / 8.0, scan_direction::forward, automatic,
          shape.c_str());
-  ours("segmented head_bits bwd", streamscan::head_bits(words), n / 8.0, scan_direction::backward);
+  for (const auto& shape : shapes)
+    ours("segmented head_bits bwd", streamscan::head_bits(words), n / 8.0, scan_direction::backward, automatic,
+         shape.c_str());
   ours("segmented head_flags fwd", streamscan::head_flags(bytes), 1.0 * n, scan_direction::forward);
   ours("segmented bits fwd reduce_then_scan", streamscan::head_bits(words), n / 8.0, scan_direction::forward,
        streamscan::scan_strategy::reduce_then_scan);
@@ -147,7 +149,7 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
 int gpu_bench_segmented(const bench_options& o, bench_report& rep) {
   warm_up_gpu();
   rep.repeat = o.repeat;
-  progress bar(o.progress, static_cast<int>(o.log2_sizes.size() * o.segment_lengths.size()) * 12);
+  progress bar(o.progress, static_cast<int>(o.log2_sizes.size() * o.segment_lengths.size()) * 16);
   for (const int e : o.log2_sizes)
     for (const std::int64_t length : o.segment_lengths) bench_length(o, e, length, rep, bar);
   bar.done();

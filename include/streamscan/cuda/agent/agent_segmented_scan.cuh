@@ -2,12 +2,9 @@
 // dedicated segmented (and backward) scan: agent_single_pass_scan's warp
 // slices and 16-byte vectors, with segment heads.
 //
-// Registers hold plain values, not (value, head) pairs: a thread keeps its
-// vectors' head bits (from the IO) and one bit per slot saying whether a head
-// lies between the start of its warp's slice and the slot ("closed": a prefix
-// from before the slice does not reach it). Only per-thread totals, warp
-// totals and the tile's prefix travel as pairs (detail/segmented_scan.hpp's
-// operator), so a thread needs about half the registers of a pair scan.
+// Registers hold plain values and head bits (from the IO); each warp scans
+// its slice with warp_segmented_scan_slice (warp_slice_scan.cuh), and only
+// warp totals and the tile's prefix travel as (value, head) pairs.
 #pragma once
 
 #include <cstdint>
@@ -35,8 +32,7 @@ class agent_segmented_scan {
   static constexpr int warp_items = 32 * width * vectors;
   static constexpr int tile_items = warps * warp_items;
   static_assert(threads % 32 == 0, "whole warps only");
-  static_assert(vectors * width <= 64, "one 'closed' bit per slot of a thread");
-  using mask_t = std::conditional_t<vectors * width <= 32, std::uint32_t, std::uint64_t>;
+  using mask_t = slice_slot_mask<vectors, width>;
 
   struct temp_storage {
     uninitialized<P> warp_inclusive[warps];
@@ -54,37 +50,8 @@ class agent_segmented_scan {
     const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
     load(base, lo, valid, v, meta, lane, warp);
     const streamscan::detail::segmented_op<Op> pop{op_};
-    maybe<P> carry{P{}, false};
-    closed = 0;
-#pragma unroll
-    for (int k = 0; k < vectors; ++k) {
-      const std::uint32_t h = meta[k].heads;
-#pragma unroll
-      for (int c = 1; c < width; ++c) {
-        const V joined = op_(v[k][c - 1], v[k][c]);
-        v[k][c] = (h >> c) & 1u ? v[k][c] : joined;
-      }
-      // The warp's totals of this vector: a segmented scan of values, the
-      // heads' ballot standing in for the pairs' flags.
-      unsigned lane_heads;
-      const V incl = warp_scan::inclusive_segmented(v[k][width - 1], h != 0, op_, lane, lane_heads);
-      const P excl{shfl_up(0xffffffffu, incl, 1), (lane_heads & ((1u << lane) - 1u)) != 0};  // lanes below
-      // What comes before this vector in the slice: carry (+) the lanes below.
-      maybe<P> p{excl, lane > 0};
-      if (carry.present) p = {lane > 0 ? pop(carry.value, excl) : carry.value, true};
-      const std::uint32_t seen = heads_so_far(h);  // bit c: a head in slots 0..c
-      if (p.present) {
-#pragma unroll
-        for (int c = 0; c < width; ++c) {
-          const V joined = op_(p.value.value, v[k][c]);
-          v[k][c] = (seen >> c) & 1u ? v[k][c] : joined;
-        }
-      }
-      closed |= static_cast<mask_t>(p.present && p.value.head ? all_slots : seen) << (k * width);
-      const P slice_total{shfl_idx(0xffffffffu, incl, 31), lane_heads != 0};
-      carry = {carry.present ? pop(carry.value, slice_total) : slice_total, true};
-    }
-    if (lane == 0) s_.warp_inclusive[warp].get() = carry.value;
+    const P slice_total = warp_segmented_scan_slice(v, [&](int k) { return meta[k].heads; }, closed, op_, lane);
+    if (lane == 0) s_.warp_inclusive[warp].get() = slice_total;
     __syncthreads();
     if (warp == 0 && lane < warps) {  // only the lanes the shuffles' mask names
       s_.warp_inclusive[lane].get() = warp_scan::inclusive(s_.warp_inclusive[lane].get(), pop, lane, warps);
@@ -105,28 +72,12 @@ class agent_segmented_scan {
       const P before = s_.warp_inclusive[warp - 1].get();
       p = {p.present ? pop(p.value, before) : before, true};
     }
-    if (p.present) {
-#pragma unroll
-      for (int k = 0; k < vectors; ++k)
-#pragma unroll
-        for (int c = 0; c < width; ++c) {
-          const V joined = op_(p.value.value, v[k][c]);
-          v[k][c] = (closed >> (k * width + c)) & 1u ? v[k][c] : joined;
-        }
-    }
+    if (p.present) warp_segmented_prefix_slice(v, closed, p.value.value, op_);
     if (mode == scan_mode::exclusive) warp_shift_slice_right(v, p.value.value, lane);
     store(base, lo, valid, v, meta, lane, warp);
   }
 
  private:
-  static constexpr std::uint32_t all_slots = width == 32 ? ~0u : (1u << width) - 1u;
-
-  __device__ static std::uint32_t heads_so_far(std::uint32_t h) {
-#pragma unroll
-    for (int s = 1; s < width; s *= 2) h |= h << s;
-    return h & all_slots;
-  }
-
   __device__ void load(std::int64_t base, int lo, int valid, V (&v)[vectors][width], meta_t (&meta)[vectors],
                        int lane, int warp) const {
     const int slice = warp * warp_items;

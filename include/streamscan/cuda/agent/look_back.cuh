@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "../../detail/segmented_scan.hpp"
 #include "../util/shuffle.cuh"
 #include "tile_status.cuh"
 
@@ -98,6 +99,20 @@ __device__ A look_back_decoupled(const Status& status, std::int64_t tile, Op& op
     }
   }
   return acc;
+}
+
+// A tile total that no predecessor can change (a segmented scan's total over
+// a tile holding a segment head: (a, b) -> b when b has one) is already the
+// tile's inclusive prefix, so it is published as P at once and later tiles'
+// look-backs stop there; with short segments, at the nearest tile. The same
+// bits as P = P_prev (+) total, so results stay deterministic.
+template <class A>
+__device__ bool total_is_prefix(const A&) {
+  return false;
+}
+template <class V>
+__device__ bool total_is_prefix(const streamscan::detail::seg_pair<V>& total) {
+  return total.head;
 }
 
 }  // namespace streamscan::cuda::detail

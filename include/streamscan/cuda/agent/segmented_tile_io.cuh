@@ -29,6 +29,8 @@ template <class V, int Width, class Op, bool Backward>
 struct segmented_tile_io {
   using value_type = V;
   static constexpr int width = Width;
+  static constexpr bool backward = Backward;
+  static constexpr std::uint32_t all_slots = Width == 32 ? ~0u : (1u << Width) - 1u;
   static_assert(32 % Width == 0, "a vector's head bits must not straddle a word going forward");
   // The slots' own head bits (bit c: slot s0 + c): an exclusive scan writes
   // the init there, whatever the pair in the slot holds by then.
@@ -54,22 +56,15 @@ struct segmented_tile_io {
     bool first_row = true;
   };
 
-  // Heads of scan positions [k, k + Width), all < n, k a multiple of Width,
-  // for the warp-striped rows of load().
+  // Heads of scan positions [k, k + Width), all in [0, n), k a multiple of
+  // Width, for the warp-striped rows of load().
   __device__ std::uint32_t head_run(std::int64_t k, row_link& link) const {
-    constexpr std::uint32_t all = Width == 32 ? ~0u : (1u << Width) - 1u;
-    const std::int64_t mask = heads.word_index_mask;
-    std::uint32_t m;
     if constexpr (!Backward) {
-      m = (heads.bits[(k >> 5) & mask] >> (k & 31)) & all;
+      return head_run(k);
     } else {
-      // Position k + c restarts where element n - k - c is flagged: the
-      // flags of elements j .. j + Width - 1, read in reverse. The top one is
-      // element n when k == 0 (clamped: position 0 is a head anyway).
-      std::int64_t j = heads.n - k - Width + 1;
-      const std::int64_t top = j + Width - 1 < heads.n ? j + Width - 1 : heads.n - 1;
-      j = j < top ? j : top;  // Width 1, k == 0: element n
-      const std::uint32_t lo = heads.bits[(j >> 5) & mask];
+      std::int64_t j, top;
+      flag_span(k, j, top);
+      const std::uint32_t lo = heads.bits[(j >> 5) & heads.word_index_mask];
       std::uint32_t hi = lo;  // Width 1: j == top
       if constexpr (Width > 1) {
         // The top flag's word is the one lane l - 1 loaded for the vector
@@ -82,29 +77,56 @@ struct segmented_tile_io {
         const int lane = static_cast<int>(threadIdx.x % 32);
         const std::uint32_t rotated = __shfl_sync(0xffffffffu, lo, (lane + 31) % 32);
         if (lane == 0) {
-          hi = link.first_row ? heads.bits[(top >> 5) & mask] : link.above;
+          hi = link.first_row ? heads.bits[(top >> 5) & heads.word_index_mask] : link.above;
           link.above = rotated;
         } else {
           hi = rotated;
         }
         link.first_row = false;
       }
-      // One funnel shift of the two words: 32-bit ops keep the backward
-      // kernel's register pressure down.
-      const std::uint32_t f = __funnelshift_r(lo, hi, static_cast<unsigned>(j & 31)) & all;
-      m = __brev(f) >> (32 - Width);
+      return mirrored_run(k, j, lo, hi);
     }
-    return k == 0 ? m | 1u : m;
+  }
+  // The same for a lane on its own (no row layout), reading flag word i as
+  // word(i) (global memory, or a staged copy): backward reads two words.
+  template <class Word>
+  __device__ std::uint32_t head_run_with(std::int64_t k, const Word& word) const {
+    if constexpr (!Backward) {
+      const std::uint32_t m = (word(k >> 5) >> (k & 31)) & all_slots;
+      return k == 0 ? m | 1u : m;
+    } else {
+      std::int64_t j, top;
+      flag_span(k, j, top);
+      return mirrored_run(k, j, word(j >> 5), word(top >> 5));
+    }
+  }
+  __device__ std::uint32_t head_run(std::int64_t k) const {
+    return head_run_with(k, [&](std::int64_t i) { return heads.bits[i & heads.word_index_mask]; });
+  }
+  // Backward: the Width flags from bit `shift` of the word pair (lo, hi),
+  // reversed (slot c <- flag Width - 1 - c). One funnel shift: 32-bit ops
+  // keep the backward kernel's register pressure down.
+  __device__ static std::uint32_t mirror_flags(std::uint32_t lo, std::uint32_t hi, unsigned shift) {
+    const std::uint32_t f = __funnelshift_r(lo, hi, shift) & all_slots;
+    return __brev(f) >> (32 - Width);
+  }
+  // Heads of scan positions [k, k + Width) that lie in [0, n) (partial
+  // tiles), one position at a time; none elsewhere.
+  __device__ std::uint32_t head_run_clipped(std::int64_t k) const {
+    std::uint32_t m = 0;
+#pragma unroll
+    for (int c = 0; c < Width; ++c)
+      if (k + c >= 0 && k + c < heads.n) m |= static_cast<std::uint32_t>(heads(k + c)) << c;
+    return m;
   }
 
   // Every segment starts from init (inclusive_init, exclusive): folded in at
   // the head. The same for the whole call: no divergence.
   __device__ V fold(V x, bool head) const {
-    if (fold_init) {
-      const V folded = static_cast<V>(op(init, x));
-      x = head ? folded : x;
-    }
-    return x;
+    // A select, not a branch: a branch per slot keeps the compiler from
+    // overlapping vectors (the pipelined reduce warps fold one per step).
+    const V folded = static_cast<V>(op(init, x));
+    return fold_init && head ? folded : x;
   }
 
   // Full tiles only: all 32 lanes call it together, row after row of a
@@ -142,6 +164,20 @@ struct segmented_tile_io {
   }
   __device__ void store_one(std::int64_t base, int s, const V& x, const vector_meta& meta, int c) const {
     out[heads.element(base + s)] = result(x, meta, c);
+  }
+ private:
+
+  // Backward, position k + c restarts where element n - k - c is flagged:
+  // the flags of elements j .. top = j + Width - 1, read in reverse. The top
+  // one is element n when k == 0 (clamped: position 0 is a head anyway).
+  __device__ void flag_span(std::int64_t k, std::int64_t& j, std::int64_t& top) const {
+    j = heads.n - k - Width + 1;
+    top = j + Width - 1 < heads.n ? j + Width - 1 : heads.n - 1;
+    j = j < top ? j : top;  // Width 1, k == 0: element n
+  }
+  __device__ static std::uint32_t mirrored_run(std::int64_t k, std::int64_t j, std::uint32_t lo, std::uint32_t hi) {
+    const std::uint32_t m = mirror_flags(lo, hi, static_cast<unsigned>(j & 31));
+    return k == 0 ? m | 1u : m;
   }
 };
 

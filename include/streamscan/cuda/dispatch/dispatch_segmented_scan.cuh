@@ -15,6 +15,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -25,6 +26,7 @@
 #include "../../status.hpp"
 #include "../agent/segmented_tile_io.cuh"
 #include "../kernels/segment_kernels.cuh"
+#include "../kernels/pipelined_segmented_scan_kernel.cuh"
 #include "../kernels/segmented_scan_kernel.cuh"
 #include "../util/runtime.cuh"
 #include "dispatch_scan.cuh"
@@ -53,8 +55,9 @@ constexpr bool segmented_kernel_fits() {
   }
 }
 
+// The shape `policy` names; -1 for the built-in default (chosen at launch).
 inline status choose_segmented_shape(const char* fn, const char* policy, int& shape) {
-  shape = default_segmented_shape;
+  shape = -1;
   if (policy == nullptr || std::string(policy) == "default") return status::ok();
   std::string names;
   for (int i = 0; i < segmented_shape_count; ++i) {
@@ -76,23 +79,63 @@ inline status choose_segmented_shape(const char* fn, const char* policy, int& sh
 template <class A, class Op>
 status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t bytes_size, const A* in, A* out,
                                std::int64_t n, const streamscan::detail::segment_heads& heads, Op op,
-                               maybe<A> init, scan_mode mode, int shape, cudaStream_t stream) {
+                               maybe<A> init, scan_mode mode, int shape, cudaStream_t stream,
+                               const device_facts& facts) {
   using P = streamscan::detail::seg_pair<A>;
   if (status s = reset_tile_status(fn, bytes, bytes_size, stream); !s) return s;
-  auto run = [&](auto shape_constant) {
+  const maybe<P> pinit{P{init.value, false}, mode == scan_mode::exclusive};
+  auto counter = reinterpret_cast<unsigned long long*>(bytes);
+  // One tile per block.
+  auto run_dedicated = [&](auto shape_constant) {
     using policy = segmented_scan_policy<A, decltype(shape_constant)::value>;
     const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
-    const maybe<P> pinit{P{init.value, false}, mode == scan_mode::exclusive};
     auto go = [&](auto backward) {
       using io_t = segmented_tile_io<A, policy::vector_width, Op, decltype(backward)::value>;
       const std::int64_t lead = backward ? tiles * policy::tile_items - n : 0;
       const io_t io{in, out, heads, init.value, init.present, mode == scan_mode::exclusive, op};
       return launch(fn, "segmented_scan_kernel", segmented_scan_kernel<policy, io_t, Op>, tiles, policy::threads,
-                    stream, io, n, lead, tile_status<P>(bytes + tile_counter_bytes, tiles),
-                    reinterpret_cast<unsigned long long*>(bytes), pinit, mode, op);
+                    stream, io, n, lead, tile_status<P>(bytes + tile_counter_bytes, tiles), counter, pinit, mode, op);
     };
     return heads.backward ? go(std::true_type{}) : go(std::false_type{});
   };
+  // Persistent blocks on the pipeline; shape 0 where it cannot run (GPU
+  // before sm_90, too little shared memory, head words not 16-byte aligned).
+  auto run_pipelined = [&](auto shape_constant) {
+    using policy = segmented_scan_policy<A, decltype(shape_constant)::value>;
+    using pshape = pipelined_segmented_shape<policy, A>;
+    const std::int64_t tiles = (n + pshape::tile_items - 1) / pshape::tile_items;
+    auto go = [&](auto backward) {
+      using io_t = segmented_tile_io<A, policy::vector_width, Op, decltype(backward)::value>;
+      const auto kernel = pipelined_segmented_scan_kernel<policy, io_t, Op>;
+      int per_sm = 0;
+      if (status s = pipelined_blocks_per_sm(fn, "preparing pipelined_segmented_scan_kernel (shared memory, occupancy)",
+                                             kernel, pshape::threads, pshape::dynamic_shared_bytes, facts, per_sm);
+          !s)
+        return s;
+      // Its copy engine stages the head words too: they must be 16-byte aligned.
+      if (per_sm == 0 || reinterpret_cast<std::uintptr_t>(heads.bits) % 16 != 0)
+        return run_dedicated(std::integral_constant<int, 0>{});
+      const std::int64_t lead = backward ? tiles * pshape::tile_items - n : 0;
+      const io_t io{in, out, heads, init.value, init.present, mode == scan_mode::exclusive, op};
+      const std::int64_t grid = std::min<std::int64_t>(tiles, std::int64_t{facts.sm_count} * per_sm);
+      return launch_with_shared(fn, "pipelined_segmented_scan_kernel", kernel, grid, pshape::threads,
+                                pshape::dynamic_shared_bytes, stream, io, n, lead,
+                                tile_status<P>(bytes + tile_counter_bytes, tiles), counter, pinit, mode, op);
+    };
+    return heads.backward ? go(std::true_type{}) : go(std::false_type{});
+  };
+  auto run = [&](auto shape_constant) {
+    constexpr int index = decltype(shape_constant)::value;
+    if constexpr (segmented_shapes[index].stages == 0) return run_dedicated(shape_constant);
+    else if constexpr (segmented_pipeline_fits(sizeof(A))) return run_pipelined(shape_constant);
+    else return run_dedicated(std::integral_constant<int, 0>{});
+  };
+  if (shape < 0) {  // the built-in default
+    const bool pipelined = sizeof(A) == 4 && n >= pipelined_segmented_from && facts.cc_major >= 9;
+    shape = !pipelined         ? default_segmented_shape
+            : heads.backward ? pipelined_segmented_backward
+                             : pipelined_segmented_forward;
+  }
   return visit_candidate<segmented_shape_count>(shape, run);
 }
 
@@ -112,7 +155,7 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
   constexpr bool dedicated_fits = segmented_kernel_fits<A, InIt, OutIt>();
   const bool dedicated_strategy =
       opt.scan.strategy == scan_strategy::automatic || opt.scan.strategy == scan_strategy::decoupled_lookback;
-  int shape = default_segmented_shape;
+  int shape = -1;
   if (dedicated_fits && dedicated_strategy) {
     if (status s = choose_segmented_shape(fn, opt.scan.policy, shape); !s) return s;
   }
@@ -192,7 +235,7 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
                                                        stream);
       }
       return launch_segmented_kernel<A>(fn, base + bits_bytes, dedicated_bytes, static_cast<const A*>(in), out, n,
-                                        heads, op, init, mode, shape, stream);
+                                        heads, op, init, mode, shape, stream, facts);
     }
   }
   return dispatch_scan<P>(fn, base + bits_bytes, inner, pin, pout, n, pop, pinit, mode, stream, inner_opt);

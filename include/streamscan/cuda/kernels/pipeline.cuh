@@ -38,6 +38,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "../agent/agent_scan.cuh"
 #include "../agent/look_back.cuh"
@@ -66,8 +67,9 @@ __device__ __forceinline__ void trace_step(std::int64_t tile, int step) {
 #endif
 
 // Shape of a pipelined kernel whose stages hold values of A, under Policy
-// (scan_warps: consumer warps; rows: 16-byte loads per consumer lane; stages; reduce_warps; look_back_warps).
-template <class Policy, class A>
+// (scan_warps: consumer warps; rows: 16-byte loads per consumer lane; stages; reduce_warps; look_back_warps),
+// plus SideBytes per stage for a program's side stream (a multiple of 16).
+template <class Policy, class A, unsigned SideBytes = 0>
 struct pipelined_shape {
   static constexpr int width = static_cast<int>(16 / sizeof(A));
   static constexpr int scan_warps = Policy::scan_warps;
@@ -88,7 +90,9 @@ struct pipelined_shape {
   // waited for before the one before it has completed.
   static_assert(stages % look_back_warps == 0 && stages % reduce_warps == 0, "stages split evenly among warps");
   static constexpr unsigned tile_bytes = static_cast<unsigned>(sizeof(A)) * tile_items;
-  static constexpr std::size_t dynamic_shared_bytes = std::size_t{stages} * tile_bytes;
+  static constexpr unsigned side_bytes = SideBytes;
+  static_assert(side_bytes % 16 == 0, "the side stream comes in 16-byte units");
+  static constexpr std::size_t dynamic_shared_bytes = std::size_t{stages} * (tile_bytes + side_bytes);
   static_assert(sizeof(A) <= 16 && 16 % sizeof(A) == 0, "16-byte vectors of whole values");
 };
 
@@ -97,11 +101,12 @@ struct pipelined_shape {
 // (every full tile); else, position by position, the rest from global memory
 // up to `valid`, and past it `filler` (the tile's first value, which no
 // stored result depends on; read once by the reduce warp, because in place a
-// scan warp may already have overwritten it in global memory).
-template <int Width, class A>
+// scan warp may already have overwritten it in global memory). Full: a full
+// tile's row, known at compile time (no branch).
+template <int Width, bool Full = false, class A>
 __device__ __forceinline__ void load_row(const A* stage, const A* in, std::int64_t base, int staged, int valid,
                                          const A& filler, int first, A (&v)[Width]) {
-  if (first + Width <= staged) {
+  if (Full || first + Width <= staged) {
     vector_of<A, Width> raw;
     const uint4 bits = *reinterpret_cast<const uint4*>(stage + first);
     memcpy(&raw, &bits, 16);
@@ -117,12 +122,32 @@ __device__ __forceinline__ void load_row(const A* stage, const A* in, std::int64
 }
 
 
-// A tile as the consumer warps see it.
+// A tile as the reduce and consumer warps see it. Tile ids run in scan
+// order; a mirrored program (backward scans) takes tile t from the t-th
+// block of T elements counted from the far end, the first of them partial
+// (memory tile tiles - 1 - t, with the partial one last in memory).
 struct pipeline_tile {
-  std::int64_t tile, base;  // id; index of its first element
-  int valid;                // its elements (tile_items but in the last tile)
-  bool last;
+  std::int64_t tile, base;   // id; index of the first element of its memory tile
+  int valid;                 // elements of its memory tile (T but in the partial one)
+  bool last;                 // the last in scan order
+  const unsigned char* side;  // the stage's side stream (programs that have one)
 };
+
+// Scan positions [first, first + Width) of tile t, in scan order: load_row
+// of the same positions going forward, of the mirrored ones (memory
+// [T - first - Width, T - first), reversed) going backward.
+template <int Width, int T, bool Mirrored, bool Full = false, class A>
+__device__ __forceinline__ void load_scan_row(const A* stage, const A* in, const pipeline_tile& t, int staged,
+                                              const A& filler, int first, A (&v)[Width]) {
+  if constexpr (!Mirrored) {
+    load_row<Width, Full>(stage, in, t.base, staged, t.valid, filler, first, v);
+  } else {
+    A m[Width];
+    load_row<Width, Full>(stage, in, t.base, staged, t.valid, filler, T - first - Width, m);
+#pragma unroll
+    for (int c = 0; c < Width; ++c) v[c] = m[Width - 1 - c];
+  }
+}
 
 // The pipeline: run by every thread of a block of Shape::threads, with
 // Shape::dynamic_shared_bytes of dynamic shared memory. Program supplies
@@ -130,10 +155,19 @@ struct pipeline_tile {
 //   const value* in            the input (tiles of Shape::tile_items)
 //   agg combine(agg, agg)      associative, in tile order
 //   maybe<agg> first_prefix()  what goes before tile 0 (absent: nothing)
-//   agg reduce(v, first, valid)  aggregate of one vector of the tile,
-//                              positions [first, first + W); positions at or
-//                              past `valid` hold a filler the program must
-//                              keep out of anything it stores or counts
+//   bool mirrored              backward: tiles taken from the far end
+//   with Shape::side_bytes > 0, a side stream staged with each tile (e.g.
+//   head bits): side_bytes_of(t) (a multiple of 16, at most side_bytes) and
+//   side_copy(t, dst, bytes, bar), which starts that many bytes' bulk copy
+//   into dst completing on bar; the reduce and consumer warps find them at
+//   t.side
+//   agg reduce(v, t, first, full)  aggregate of one vector of tile t, scan
+//                              positions [first, first + W) (load_scan_row);
+//                              `full` (std::bool_constant): t is a full tile;
+//                              positions outside t's elements hold a filler
+//                              the program must keep out of anything it
+//                              stores or counts (after the last element;
+//                              mirrored, before the first)
 //   rows                       what a consumer lane holds between the two steps
 //   load(stage, t, staged, filler, slice, lane, r)   reads the slice from the
 //                              stage (only; the stage is freed after it)
@@ -148,6 +182,7 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
   using G = typename Program::agg;
   constexpr int W = Shape::width, SW = Shape::scan_warps, S = Shape::stages;
   constexpr int T = Shape::tile_items;
+  constexpr bool M = Program::mirrored;
   struct stage_info {
     std::int64_t tile;
     uninitialized<G> total, prefix;
@@ -160,6 +195,7 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
   __shared__ std::uint64_t full[S], reduced[S], prefixed[S], empty[S];
   __shared__ std::int64_t end_round;  // the round whose id is past the end, once the reducer has seen it
   A* const stage_values = reinterpret_cast<A*>(stage_bytes);
+  unsigned char* const side_of_stage = stage_bytes + std::size_t{S} * Shape::tile_bytes;
   const A* const in = prog.in;
   const std::int64_t tiles = (n + T - 1) / T;
   const int warp = static_cast<int>(threadIdx.x / 32), lane = static_cast<int>(threadIdx.x % 32);
@@ -183,6 +219,11 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
   // Positions of a tile that go through the copy engine: whole 16-byte
   // vectors (all of a full tile).
   auto staged_of = [&](int valid) { return valid / W * W; };
+  auto memory_tile = [&](std::int64_t tile) { return M ? tiles - 1 - tile : tile; };
+  auto tile_of = [&](std::int64_t tile, int s) {
+    const std::int64_t mt = memory_tile(tile);
+    return pipeline_tile{tile, mt * T, valid_of(mt), tile + 1 == tiles, side_of_stage + s * Shape::side_bytes};
+  };
 
   if (warp == Shape::producer_warp) {
     if (lane != 0) return;
@@ -192,10 +233,16 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
       const auto tile = static_cast<std::int64_t>(atomicAdd(tile_counter, 1ull));
       info[s].tile = tile;
       if (tile < tiles) STREAMSCAN_TRACE(tile, 0);
-      const unsigned bytes = tile < tiles ? static_cast<unsigned>(sizeof(A)) * staged_of(valid_of(tile)) : 0u;
-      if (bytes > 0) {
-        mbarrier_arrive_expect_tx(&full[s], bytes);
-        bulk_copy_to_shared(stage_values + s * T, in + tile * T, bytes, &full[s]);
+      const pipeline_tile t = tile_of(tile, s);
+      const unsigned bytes = tile < tiles ? static_cast<unsigned>(sizeof(A)) * staged_of(t.valid) : 0u;
+      unsigned side = 0;
+      if constexpr (Shape::side_bytes > 0)
+        if (tile < tiles) side = prog.side_bytes_of(t);
+      if (bytes + side > 0) {
+        mbarrier_arrive_expect_tx(&full[s], bytes + side);
+        if (bytes > 0) bulk_copy_to_shared(stage_values + s * T, in + t.base, bytes, &full[s]);
+        if constexpr (Shape::side_bytes > 0)
+          if (side > 0) prog.side_copy(t, side_of_stage + s * Shape::side_bytes, side, &full[s]);
       } else {
         mbarrier_arrive(&full[s]);  // the end, or a tile shorter than a vector
       }
@@ -220,38 +267,49 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
       if (tile >= tiles && lane == 0) atomicExch(reinterpret_cast<unsigned long long*>(&end_round), round);
       if (tile < tiles) {
         if (lane == 0) STREAMSCAN_TRACE(tile, 1);
-        const int valid = valid_of(tile), staged = staged_of(valid);
+        const pipeline_tile t = tile_of(tile, s);
+        const int valid = t.valid, staged = staged_of(valid);
         const A* stage = stage_values + s * T;
-        const A filler = valid == T ? A{} : (staged > 0 ? stage[0] : in[tile * T]);
+        const A filler = valid == T ? A{} : (staged > 0 ? stage[0] : in[t.base]);
         if (valid < T && lane == 0) info[s].filler.get() = filler;
-        // Lane l folds vectors [l C, (l + 1) C) of the tile, in order. At
-        // step i it reads vector (i + l) mod C of its chunk, so the 8 lanes
-        // of each shared-memory phase hit 8 different 16-byte bank groups;
-        // the chunk's fold is then [l mod C, C) after [0, l mod C).
+        // Lane l folds vectors [l C, (l + 1) C) of the tile, in order,
+        // starting at vector rot = l mod 8 and wrapping round to vector 0 in
+        // its last 8 steps: the 8 lanes of each shared-memory phase then hit
+        // 8 different 16-byte bank groups. The fold is [0, rot) (+) [rot, C).
+        // No divergent branch in the first C - 8 steps, so the compiler can
+        // overlap the independent work of 8 vectors (a branch per vector made
+        // the segmented program's reduce take 16.6 us a tile, H200 trace);
+        // full tiles get a loop without bounds checks.
         constexpr int C = Shape::reducer_vectors;
-        const int rot = lane % C;
-        G head{}, tail{};
-        bool has_tail = false;
+        static_assert(C % 8 == 0 && C >= 16, "whole rounds of 8 vectors");
+        const int rot = lane % 8;
+        auto fold_chunk = [&](auto full) {
+          auto vector_at = [&](int j) {
+            const int first = (lane * C + j) * W;
+            A v[W];
+            load_scan_row<W, T, M, decltype(full)::value>(stage, in, t, staged, filler, first, v);
+            return prog.reduce(v, t, first, full);
+          };
+          G acc = vector_at(rot);
 #pragma unroll 8
-        for (int i = 0; i < C; ++i) {
-          int j = i + rot;
-          const bool wrapped = j >= C;
-          if (wrapped) j -= C;
-          const int first = (lane * C + j) * W;
-          A v[W];
-          load_row<W>(stage, in, tile * T, staged, valid, filler, first, v);
-          const G x = prog.reduce(v, first, valid);
-          if (wrapped) {
-            tail = has_tail ? prog.combine(tail, x) : x;
-            has_tail = true;
-          } else {
-            head = i == 0 ? x : prog.combine(head, x);
+          for (int i = 1; i < C - 8; ++i) acc = prog.combine(acc, vector_at(i + rot));
+          G upper = acc;
+#pragma unroll
+          for (int i = C - 8; i < C; ++i) {
+            int j = i + rot;
+            const bool restart = j == C;
+            if (j >= C) j -= C;
+            const G x = vector_at(j);
+            upper = restart ? acc : upper;
+            acc = restart ? x : prog.combine(acc, x);
           }
-        }
+          return rot > 0 ? prog.combine(acc, upper) : acc;
+        };
+        const G chunk = valid == T ? fold_chunk(std::true_type{}) : fold_chunk(std::false_type{});
         // Slice w is lanes [w L, (w + 1) L), L = 32 / scan_warps.
         constexpr int L = 32 / SW;
         auto op = [&](const G& a, const G& b) { return prog.combine(a, b); };
-        const G incl = warp_scan::inclusive(has_tail ? prog.combine(tail, head) : head, op, lane, 32);
+        const G incl = warp_scan::inclusive(chunk, op, lane, 32);
         if (lane % L == L - 1 && lane < 31) info[s].slice_before[lane / L + 1].get() = incl;
         if (lane == 31) {
           info[s].total.get() = incl;
@@ -260,7 +318,7 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
               const maybe<G> first = prog.first_prefix();
               status.publish(0, tile_prefix, first.present ? prog.combine(first.value, incl) : incl);
             } else {
-              status.publish(tile, tile_aggregate, incl);
+              status.publish(tile, total_is_prefix(incl) ? tile_prefix : tile_aggregate, incl);
             }
           }
           STREAMSCAN_TRACE(tile, 2);
@@ -291,7 +349,8 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
         auto op = [&](const G& a, const G& b) { return prog.combine(a, b); };
         const G prefix = look_back_decoupled<G>(status, tile, op, Shape::look_back_sleep_ns);
         if (lane == 0) {
-          if (tile + 1 < tiles) status.publish(tile, tile_prefix, prog.combine(prefix, info[s].total.get()));
+          const G total = info[s].total.get();
+          if (tile + 1 < tiles && !total_is_prefix(total)) status.publish(tile, tile_prefix, prog.combine(prefix, total));
           info[s].prefix.get() = prefix;
           info[s].has_prefix = true;
         }
@@ -308,8 +367,8 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
     const std::int64_t tile = info[s].tile;
     if (tile >= tiles) return;
     if (threadIdx.x == 0) STREAMSCAN_TRACE(tile, 5);
-    const int valid = valid_of(tile);
-    const pipeline_tile t{tile, tile * T, valid, tile + 1 == tiles};
+    const pipeline_tile t = tile_of(tile, s);
+    const int valid = t.valid;
     const int slice = warp * Shape::slice_items;
     const A filler = valid == T ? A{} : info[s].filler.get();
     typename Program::rows r;

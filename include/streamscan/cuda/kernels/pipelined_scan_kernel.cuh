@@ -25,6 +25,7 @@ struct pipelined_scan_program {
   static constexpr int W = Shape::width, R = Shape::rows;
   using value = A;
   using agg = A;
+  static constexpr bool mirrored = false;
   struct rows {
     A v[R][W];
   };
@@ -39,7 +40,8 @@ struct pipelined_scan_program {
   __device__ maybe<A> first_prefix() const { return init; }
   // Positions past a partial tile's end fold in too: they come after every
   // stored one, and the last tile's total is never published.
-  __device__ A reduce(const A (&v)[W], int, int) {
+  template <class Full>
+  __device__ A reduce(const A (&v)[W], const pipeline_tile&, int, Full) {
     A x = v[0];
 #pragma unroll
     for (int c = 1; c < W; ++c) x = op(x, v[c]);
@@ -71,7 +73,7 @@ struct pipelined_scan_program {
 };
 
 template <class Policy, class A, class Op>
-__global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads)
+__global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads, 1)
     pipelined_scan_kernel(const A* in, A* out, std::int64_t n, tile_status<A> status,
                           unsigned long long* tile_counter, maybe<A> init, scan_mode mode, Op op) {
 #if STREAMSCAN_BULK_COPY

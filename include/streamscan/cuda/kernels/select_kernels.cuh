@@ -80,6 +80,7 @@ struct pipelined_select_program {
   static constexpr int W = Shape::width;
   using value = typename Source::item;
   using agg = C;
+  static constexpr bool mirrored = false;
   struct agent_policy {
     static constexpr int threads = 32 * Shape::scan_warps;
     static constexpr int vectors = Shape::rows;
@@ -97,10 +98,11 @@ struct pipelined_select_program {
 
   __device__ C combine(C a, C b) const { return a + b; }
   __device__ maybe<C> first_prefix() const { return {C(0), true}; }
-  __device__ C reduce(const value (&v)[W], int first, int valid) const {
+  template <class Full>
+  __device__ C reduce(const value (&v)[W], const pipeline_tile& t, int first, Full) const {
     unsigned k = 0;
 #pragma unroll
-    for (int c = 0; c < W; ++c) k += (first + c < valid && src.keep(v[c])) ? 1u : 0u;
+    for (int c = 0; c < W; ++c) k += ((Full::value || first + c < t.valid) && src.keep(v[c])) ? 1u : 0u;
     return static_cast<C>(k);
   }
   __device__ void load(const value* stage, const pipeline_tile& t, int staged, const value& filler, int slice,
@@ -123,7 +125,7 @@ struct pipelined_select_program {
 };
 
 template <class Policy, placement P, class Source, class C>
-__global__ void __launch_bounds__(pipelined_shape<Policy, typename Source::item>::threads)
+__global__ void __launch_bounds__(pipelined_shape<Policy, typename Source::item>::threads, 1)
     pipelined_select_kernel(Source src, std::int64_t n, std::int64_t capacity, const std::int64_t* rejects_from,
                             std::int64_t* num_selected, tile_status<C> status, unsigned long long* tile_counter) {
 #if STREAMSCAN_BULK_COPY

@@ -63,20 +63,6 @@ __device__ inline tile_slot without_lead(tile_slot t) {
   return t;
 }
 
-// A tile total that no predecessor can change (a segmented scan's total over
-// a tile holding a segment head: (a, b) -> b when b has one) is already the
-// tile's inclusive prefix, so it is published as P at once and later tiles'
-// look-backs stop there; with short segments, at the nearest tile. The same
-// bits as P = P_prev (+) total, so results stay deterministic.
-template <class A>
-__device__ bool total_is_prefix(const A&) {
-  return false;
-}
-template <class V>
-__device__ bool total_is_prefix(const streamscan::detail::seg_pair<V>& total) {
-  return total.head;
-}
-
 // The tile's exclusive prefix (every thread), published onwards as early as
 // the look-back allows. Tile 0's prefix is the init (if any).
 template <look_back_kind LookBack, unsigned MaxSleepNs = 1024, class A, class Op>
