@@ -82,7 +82,9 @@ struct pipelined_segmented_program {
       const std::uint32_t hw = top < T                ? words[top >> 5]
                                : above < io.heads.n ? io.heads.bits[(above >> 5) & io.heads.word_index_mask]
                                                       : 0u;
-      h = IO::mirror_flags(words[lo >> 5], hw, static_cast<unsigned>(lo & 31));
+      // Width 1: lo == top, which is T (one past the staged words) when first == 0.
+      const std::uint32_t lw = W == 1 ? hw : words[lo >> 5];
+      h = IO::mirror_flags(lw, hw, static_cast<unsigned>(lo & 31));
     }
     // Scan position 0 is a head: in tile 0, at in-tile position `lead`.
     return t.tile == 0 && first == static_cast<int>(lead) ? h | 1u : h;
