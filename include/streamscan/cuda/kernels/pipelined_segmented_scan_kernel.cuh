@@ -90,7 +90,7 @@ struct pipelined_segmented_program {
     return t.tile == 0 && first == static_cast<int>(lead) ? h | 1u : h;
   }
 
-  // Folds init into the heads' values; returns the heads.
+  // Folds init into the values at heads (h: the vector's head bits).
   __device__ void fold(V (&v)[W], std::uint32_t h) const {
 #pragma unroll
     for (int c = 0; c < W; ++c) v[c] = io.fold(v[c], ((h >> c) & 1u) != 0);
