@@ -72,7 +72,6 @@ struct segmented_scan_policy {
   // The pipelined shapes (stages > 0), as pipelined_shape reads them; two
   // look-back warps.
   static constexpr int stages = segmented_shapes[Shape].stages;
-  static constexpr bool pipelined = stages > 0;
   static constexpr int scan_warps = threads / 32;
   static constexpr int rows = vectors;
   static constexpr int reduce_warps = segmented_shapes[Shape].reduce_warps;
