@@ -34,6 +34,14 @@ TEST(segmented_cuda_dedicated, EveryShapeInt64Exclusive) {
 TEST(segmented_cuda_dedicated, EveryShapeMat2uInclusiveInit) {
   every_shape<streamscan_test::mat2u>("sdm", seg_kind::inclusive_init, streamscan_test::mat2u_product{});
 }
+// Non-commutative operators on 4- and 8-byte values: the sizes the pipelined
+// shapes pack (value, head) into one status word for.
+TEST(segmented_cuda_dedicated, EveryShapeAffine16Inclusive) {
+  every_shape<streamscan_test::affine<std::uint16_t>>("sda", seg_kind::inclusive, streamscan_test::affine_compose{});
+}
+TEST(segmented_cuda_dedicated, EveryShapeAffine32Exclusive) {
+  every_shape<streamscan_test::affine<std::uint32_t>>("sdx", seg_kind::exclusive, streamscan_test::affine_compose{});
+}
 TEST(segmented_cuda_dedicated, EveryShapeBytesMax) {
   every_shape<std::uint8_t>("sdb", seg_kind::inclusive, streamscan::maximum{});
 }

@@ -43,6 +43,25 @@ struct mat2u_product {
   }
 };
 
+// Affine maps x -> a*x + b modulo 2^(8*sizeof(W)), 4 bytes (W = uint16_t) or
+// 8 bytes (W = uint32_t): non-commutative operators on the value sizes that
+// fit the packed status word. affine_compose(f, g) = g after f.
+template <class W>
+struct affine {
+  W a, b;
+  friend bool operator==(const affine& p, const affine& q) { return p.a == q.a && p.b == q.b; }
+  friend std::ostream& operator<<(std::ostream& os, const affine& f) {
+    return os << '(' << +f.a << "x+" << +f.b << ')';
+  }
+};
+struct affine_compose {
+  template <class W>
+  STREAMSCAN_HOST_DEVICE affine<W> operator()(const affine<W>& f, const affine<W>& g) const {
+    using U = std::uint32_t;  // uint16_t products would overflow int after promotion
+    return {static_cast<W>(U(g.a) * U(f.a)), static_cast<W>(U(g.a) * U(f.b) + U(g.b))};
+  }
+};
+
 // Non-commutative on a scalar: "take the right one" (op(a, b) = b) is associative;
 // an inclusive scan with it copies the input, an exclusive scan shifts it by one.
 struct take_right {

@@ -14,7 +14,7 @@ namespace streamscan::cuda {
 // named "sTHREADSxVECTORS" in segmented_options::scan.policy. A thread holds
 // at most 64 values (one bit each in a mask of the agent). A shape with
 // `stages` runs on the pipeline (pipelined_segmented_scan_kernel.cuh, sm_90+,
-// values of 4 or 8 bytes; others, and older GPUs, run shape 0), named
+// values of 4, 8 or 16 bytes; others, and older GPUs, run shape 0), named
 // "pTHREADSxVECTORSsSTAGES": `threads` consumer threads x `vectors` rows,
 // `stages` tiles in shared memory, the plain pipelined scan's shape.
 struct segmented_shape {
@@ -78,12 +78,12 @@ struct segmented_scan_policy {
   static constexpr int look_back_warps = 2;
 };
 
-// Whether values of `value_bytes` can take a pipelined shape: 4 and 8 bytes,
-// verified on the GPU (2026-11-23). 16-byte values (one per vector) failed
-// there going backward: the flag one past the tile was read from past the
-// staged words (fixed in tile_heads, not yet run on a GPU), so they run shape
-// 0 until that is verified.
-constexpr bool segmented_pipeline_fits(std::size_t value_bytes) { return value_bytes == 4 || value_bytes == 8; }
+// Whether values of `value_bytes` can take a pipelined shape: 4 and 8 bytes
+// (the (value, head) aggregate packed in one status word) and 16 bytes (the
+// split status layout, tile_status.cuh).
+constexpr bool segmented_pipeline_fits(std::size_t value_bytes) {
+  return value_bytes == 4 || value_bytes == 8 || value_bytes == 16;
+}
 
 // The smallest tile of any shape: the tile status words are sized for it.
 template <class V>

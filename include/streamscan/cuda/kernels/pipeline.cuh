@@ -159,8 +159,9 @@ __device__ __forceinline__ void load_scan_row(const A* stage, const A* in, const
 //   with Shape::side_bytes > 0, a side stream staged with each tile (e.g.
 //   head bits): side_bytes_of(t) (a multiple of 16, at most side_bytes) and
 //   side_copy(t, dst, bytes, bar), which starts that many bytes' bulk copy
-//   into dst completing on bar; the reduce and consumer warps find them at
-//   t.side
+//   into dst completing on bar, and side_store(t, dst), plain stores into the
+//   stage's side area made before that (what no bulk copy can fetch); the
+//   reduce and consumer warps find them at t.side
 //   agg reduce(v, t, first, full)  aggregate of one vector of tile t, scan
 //                              positions [first, first + W) (load_scan_row);
 //                              `full` (std::bool_constant): t is a full tile;
@@ -237,7 +238,10 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
       const unsigned bytes = tile < tiles ? static_cast<unsigned>(sizeof(A)) * staged_of(t.valid) : 0u;
       unsigned side = 0;
       if constexpr (Shape::side_bytes > 0)
-        if (tile < tiles) side = prog.side_bytes_of(t);
+        if (tile < tiles) {
+          side = prog.side_bytes_of(t);
+          prog.side_store(t, side_of_stage + s * Shape::side_bytes);  // published by the arrive below
+        }
       if (bytes + side > 0) {
         mbarrier_arrive_expect_tx(&full[s], bytes + side);
         if (bytes > 0) bulk_copy_to_shared(stage_values + s * T, in + t.base, bytes, &full[s]);

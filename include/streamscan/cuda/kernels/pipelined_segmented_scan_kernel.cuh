@@ -60,17 +60,36 @@ struct pipelined_segmented_program {
 
   // The side stream: a full tile's head words (partial tiles read theirs
   // from memory); the dispatcher checked that the words are 16-byte aligned.
-  __device__ unsigned side_bytes_of(const pipeline_tile& t) const { return whole(t) ? tile_words * 4u : 0u; }
+  // Backward also stages word T / 32, the one holding the flag one past the
+  // tile (the first of the next memory tile's words), so that tile_heads
+  // reads no global memory: copied with the 16 bytes that start there where
+  // they lie within the flag words, else stored by the producer (at most
+  // one tile a scan: the last full one in memory).
+  static constexpr int past_words = mirrored ? 4 : 0;
+  __device__ bool past_copied(const pipeline_tile& t) const {
+    return mirrored && (t.base + T) / 32 + past_words <= (io.heads.n + 31) / 32;
+  }
+  __device__ unsigned side_bytes_of(const pipeline_tile& t) const {
+    return whole(t) ? (tile_words + (past_copied(t) ? past_words : 0)) * 4u : 0u;
+  }
   __device__ void side_copy(const pipeline_tile& t, unsigned char* dst, unsigned bytes, std::uint64_t* bar) const {
     bulk_copy_to_shared(dst, io.heads.bits + t.base / 32, bytes, bar);
+  }
+  __device__ void side_store(const pipeline_tile& t, unsigned char* dst) const {
+    if constexpr (mirrored) {
+      if (whole(t) && !past_copied(t)) {
+        const std::int64_t above = t.base + T;  // none past n
+        reinterpret_cast<std::uint32_t*>(dst)[tile_words] = above < io.heads.n ? io.heads.bits[above / 32] : 0u;
+      }
+    }
   }
   // Heads of scan positions [first, first + W) of a full tile t, from its
   // staged flag words, in 32-bit in-tile arithmetic (the reduce warps run
   // this once per vector; with 64-bit positions and a bounds branch it cost
   // 43 instructions a vector and the reduce warps held the pipeline back).
   // Backward, position first + c restarts where the element after its own is
-  // flagged: flags at in-tile positions lo .. lo + W - 1, the last of them one
-  // past the tile when first == 0 (from memory, once a tile).
+  // flagged: flags at in-tile positions lo .. lo + W - 1 = top, the last of
+  // them one past the tile (staged word T / 32) when first == 0.
   __device__ std::uint32_t tile_heads(const pipeline_tile& t, int first) const {
     const auto* words = reinterpret_cast<const std::uint32_t*>(t.side);
     std::uint32_t h;
@@ -78,13 +97,7 @@ struct pipelined_segmented_program {
       h = (words[first >> 5] >> (first & 31)) & IO::all_slots;
     } else {
       const int lo = T - first - W + 1, top = T - first;
-      const std::int64_t above = t.base + T;  // the flag one past the tile (none past n)
-      const std::uint32_t hw = top < T                ? words[top >> 5]
-                               : above < io.heads.n ? io.heads.bits[(above >> 5) & io.heads.word_index_mask]
-                                                      : 0u;
-      // Width 1: lo == top, which is T (one past the staged words) when first == 0.
-      const std::uint32_t lw = W == 1 ? hw : words[lo >> 5];
-      h = IO::mirror_flags(lw, hw, static_cast<unsigned>(lo & 31));
+      h = IO::mirror_flags(words[lo >> 5], words[top >> 5], static_cast<unsigned>(lo & 31));
     }
     // Scan position 0 is a head: in tile 0, at in-tile position `lead`.
     return t.tile == 0 && first == static_cast<int>(lead) ? h | 1u : h;
@@ -150,10 +163,11 @@ struct pipelined_segmented_program {
   }
 };
 
-// The pipeline's shape with room for a tile's head words per stage.
+// The pipeline's shape with room for a tile's head words per stage, and 16
+// bytes more for the word one past a backward tile.
 template <class Policy, class V>
 using pipelined_segmented_shape =
-    pipelined_shape<Policy, V, static_cast<unsigned>(pipelined_shape<Policy, V>::tile_items / 8)>;
+    pipelined_shape<Policy, V, static_cast<unsigned>(pipelined_shape<Policy, V>::tile_items / 8 + 16)>;
 
 template <class Policy, class IO, class Op>
 __global__ void __launch_bounds__(pipelined_segmented_shape<Policy, typename IO::value_type>::threads, 1)
