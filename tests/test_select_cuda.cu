@@ -150,6 +150,31 @@ TEST(select_cuda_shapes, EveryShapeAtItsTileEdges) {
   }
 }
 
+// Partition's built-in default on both sides of pipelined_partition_from
+// (one-tile kernel below, the pipelined one from there on sm_90+): selected
+// first in input order, rejected after them in reverse input order.
+TEST(select_cuda_convenience, DefaultPartitionAroundPipelinedFrom) {
+  if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
+  auto rng = streamscan_test::make_rng("select_cuda_partition_from");
+  for (const std::int64_t n : {ss::cuda::pipelined_partition_from - 1, ss::cuda::pipelined_partition_from + 4099}) {
+    std::vector<int> in(n);
+    for (auto& x : in) x = static_cast<int>(rng() % 1000);
+    std::vector<int> want;
+    for (const int x : in)
+      if (below300{}(x)) want.push_back(x);
+    const auto k = static_cast<std::int64_t>(want.size());
+    for (auto it = in.rbegin(); it != in.rend(); ++it)
+      if (!below300{}(*it)) want.push_back(*it);
+    device_buffer<int> d_in(n), d_out(n);
+    d_in.upload(in);
+    STREAMSCAN_TEST_CUDA(cudaMemset(d_out.get(), 0xA7, n * sizeof(int)));
+    EXPECT_EQ(ss::cuda::partition(static_cast<const int*>(d_in.get()), d_out.get(), n, below300{}), k) << "n=" << n;
+    std::vector<int> got;
+    d_out.download(got);
+    EXPECT_TRUE(got == want) << "n=" << n << " seed " << streamscan_test::global_seed();
+  }
+}
+
 // The convenience forms: scratch allocated for the call, the count returned.
 TEST(select_cuda_convenience, CountsComeBack) {
   if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";

@@ -15,8 +15,9 @@
 //       are written when capacity is short is unspecified too).
 //   partition, partition_pairs: one pass; selected first in order, rejected
 //     after them in REVERSE input order (CUB's convention). On sm_90+ with
-//     16-byte aligned raw pointers to 4-byte values, partition runs the
-//     pipelined kernel (select_policy.cuh: default_partition_shape).
+//     16-byte aligned raw pointers to 4-byte values, from 2^24 of them,
+//     partition runs the pipelined kernel (select_policy.cuh:
+//     default_partition_shape).
 //   stable_partition, stable_partition_pairs, split: two passes (count, then
 //     place); both halves in input order.
 //   split_and_segment: two segmented scans of (true, false) counts, forward

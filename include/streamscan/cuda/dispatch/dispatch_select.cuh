@@ -106,10 +106,11 @@ status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std
 
 // The shape options.policy names ("default" or null: the call's default;
 // `item_bytes` is the value size, since partition's default was measured for
-// 4-byte values only).
+// 4-byte values only, and `n` the call's size).
 inline status choose_select_shape(const char* fn, const char* policy, select_call call, std::size_t item_bytes,
-                                  int& shape) {
-  shape = call == select_call::partition && item_bytes == 4 ? default_partition_shape : default_select_shape;
+                                  std::int64_t n, int& shape) {
+  shape = call == select_call::partition && item_bytes == 4 && n >= pipelined_partition_from ? default_partition_shape
+                                                                                               : default_select_shape;
   if (policy == nullptr || std::string(policy) == "default") return status::ok();
   std::string names;
   for (int i = 0; i < select_shape_count; ++i) {
@@ -253,7 +254,7 @@ status dispatch_select(const char* fn, void* temp, std::size_t& temp_bytes, cons
     return invalid_argument(fn, std::string("argument 'options.strategy': ") + to_string(strategy) +
                                     " is a compaction strategy; partition and split run the stable one");
   int shape = default_select_shape;
-  if (status s = choose_select_shape(fn, opt.policy, call, sizeof(typename Source::item), shape); !s) return s;
+  if (status s = choose_select_shape(fn, opt.policy, call, sizeof(typename Source::item), n, shape); !s) return s;
   if (status s = streamscan::detail::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
   if (capacity < 0) return invalid_argument(fn, "argument 'capacity' is negative (" + std::to_string(capacity) + ")");
   if (temp != nullptr && num_selected == nullptr)

@@ -36,15 +36,22 @@ struct segmented_shape {
 //   p512x2s12r4    0.709    0.953   x 2 rows (4096-value tiles), 12 stages, 4 reduce warps
 // A tile's (value, head) fold in one reduce warp is the long step (7.2 us for
 // 8192 values, 4.6 for 4096): smaller tiles and more stages keep more of them
-// in flight. Backward its consumers are slower (mirrored head bits), and the
-// larger tiles win. Other shapes measured: 256 x 8 with 3 reduce warps 0.784
-// forward, 512 x 4 with 3 0.771, 256 x 4 x 12 stages 0.875.
+// in flight. Other shapes measured: 256 x 8 with 3 reduce warps 0.784
+// forward, 512 x 4 with 3 0.771, 256 x 4 x 12 stages 0.875. Backward then
+// read the mirrored head bits (two words, a funnel shift, a bit reversal) in
+// every reduce and consumer step; with the tile's words rewritten in scan
+// order once (prepare_side), backward took, in 2 processes each (same
+// experiment, 2026-11-23, seg 64 / seg 4):
+//   p512x4s6r6     0.756-0.763 / 0.774-0.780   (before: 0.808-0.810 / 0.814-0.843)
+//   p512x2s12r4    0.743       / 0.746-0.761   (before: 0.808-0.823 / 0.864-0.872)
+// against forward p512x2s12r4's 0.705-0.715: one default for both directions.
 inline constexpr segmented_shape segmented_shapes[] = {{128, 8}, {256, 8}, {512, 4, 6, 6}, {512, 2, 12, 4}};
 inline constexpr int segmented_shape_count = sizeof(segmented_shapes) / sizeof(segmented_shapes[0]);
 inline constexpr int default_segmented_shape = 0;
 // The built-in default for 4-byte values from pipelined_segmented_from on GPUs
-// that can run the pipeline: the fastest pipelined shape of each direction.
-inline constexpr int pipelined_segmented_backward = 2;
+// that can run the pipeline: the fastest pipelined shape of each direction
+// (the same one).
+inline constexpr int pipelined_segmented_backward = 3;
 inline constexpr int pipelined_segmented_forward = 3;
 inline constexpr std::int64_t pipelined_segmented_from = std::int64_t{1} << 26;
 

@@ -44,8 +44,14 @@ inline constexpr int default_select_shape = 0;
 // against t512x8's 0.859 / 0.867 / 0.862 and CUB DevicePartition::If's 0.825 /
 // 0.823 / 0.809 (docs/results/streamscan_bench_select_2026-11-23_h200.json).
 // Calls it cannot run (in place, misaligned, iterators, before sm_90) take
-// default_select_shape.
+// default_select_shape, and so do calls below pipelined_partition_from
+// values: at 2^20 the persistent pipeline took 0.024 ms against t512x8's
+// 0.018, at 2^24 0.070 against 0.074 (H200, 2026-11-23, every fraction;
+// docs/results/streamscan_bench_select_sizes_2026-11-23d_h200.json). The
+// same run is why compaction keeps t512x8 at every size: the pipelined shape
+// wins at 50 / 95% from 2^26 but loses 8-11% at 5% selected.
 inline constexpr int default_partition_shape = 4;
+inline constexpr std::int64_t pipelined_partition_from = std::int64_t{1} << 24;
 static_assert(select_shapes[default_partition_shape].stages > 0, "the pipelined shape");
 
 constexpr int select_vectors(const select_shape& shape, int width) {

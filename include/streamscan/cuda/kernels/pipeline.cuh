@@ -130,7 +130,7 @@ struct pipeline_tile {
   std::int64_t tile, base;   // id; index of the first element of its memory tile
   int valid;                 // elements of its memory tile (T but in the partial one)
   bool last;                 // the last in scan order
-  const unsigned char* side;  // the stage's side stream (programs that have one)
+  unsigned char* side;  // the stage's side stream (programs that have one)
 };
 
 // Scan positions [first, first + Width) of tile t, in scan order: load_row
@@ -161,7 +161,9 @@ __device__ __forceinline__ void load_scan_row(const A* stage, const A* in, const
 //   side_copy(t, dst, bytes, bar), which starts that many bytes' bulk copy
 //   into dst completing on bar, and side_store(t, dst), plain stores into the
 //   stage's side area made before that (what no bulk copy can fetch); the
-//   reduce and consumer warps find them at t.side
+//   reduce and consumer warps find them at t.side, and the tile's reduce
+//   warp first calls prepare_side(t, lane) (all 32 lanes; e.g. to rewrite
+//   the side stream in place; the consumers read it after the reduce)
 //   agg reduce(v, t, first, full)  aggregate of one vector of tile t, scan
 //                              positions [first, first + W) (load_scan_row);
 //                              `full` (std::bool_constant): t is a full tile;
@@ -309,6 +311,7 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
           }
           return rot > 0 ? prog.combine(acc, upper) : acc;
         };
+        if constexpr (Shape::side_bytes > 0) prog.prepare_side(t, lane);
         const G chunk = valid == T ? fold_chunk(std::true_type{}) : fold_chunk(std::false_type{});
         // Slice w is lanes [w L, (w + 1) L), L = 32 / scan_warps.
         constexpr int L = 32 / SW;

@@ -83,22 +83,39 @@ struct pipelined_segmented_program {
       }
     }
   }
+  // Backward, the reduce warp first rewrites a full tile's staged words in
+  // scan order: word j's bit b becomes the head bit of scan position
+  // 32 j + b, the flag of the element after its own (elements T - 32 j - b,
+  // the last of them one past the tile when j == 0). tile_heads is then the
+  // forward one in both directions: one shared load and a shift a vector
+  // instead of two loads, a funnel shift and a bit reversal in every reduce
+  // and consumer step.
+  __device__ void prepare_side(const pipeline_tile& t, int lane) const {
+    if constexpr (mirrored) {
+      if (!whole(t)) return;
+      auto* words = reinterpret_cast<std::uint32_t*>(t.side);
+      constexpr int per_lane = (tile_words + 31) / 32;
+      std::uint32_t g[per_lane];
+#pragma unroll
+      for (int i = 0; i < per_lane; ++i) {
+        const int j = lane + 32 * i, w = tile_words - 1 - j;
+        g[i] = j < tile_words ? __brev(__funnelshift_r(words[w], words[w + 1], 1)) : 0u;
+      }
+      __syncwarp();  // every word read before any is overwritten
+#pragma unroll
+      for (int i = 0; i < per_lane; ++i)
+        if (lane + 32 * i < tile_words) words[lane + 32 * i] = g[i];
+      __syncwarp();
+    }
+  }
   // Heads of scan positions [first, first + W) of a full tile t, from its
-  // staged flag words, in 32-bit in-tile arithmetic (the reduce warps run
-  // this once per vector; with 64-bit positions and a bounds branch it cost
-  // 43 instructions a vector and the reduce warps held the pipeline back).
-  // Backward, position first + c restarts where the element after its own is
-  // flagged: flags at in-tile positions lo .. lo + W - 1 = top, the last of
-  // them one past the tile (staged word T / 32) when first == 0.
+  // staged words (in scan order, prepare_side), in 32-bit in-tile arithmetic
+  // (the reduce warps run this once per vector; with 64-bit positions and a
+  // bounds branch it cost 43 instructions a vector and the reduce warps held
+  // the pipeline back).
   __device__ std::uint32_t tile_heads(const pipeline_tile& t, int first) const {
     const auto* words = reinterpret_cast<const std::uint32_t*>(t.side);
-    std::uint32_t h;
-    if constexpr (!mirrored) {
-      h = (words[first >> 5] >> (first & 31)) & IO::all_slots;
-    } else {
-      const int lo = T - first - W + 1, top = T - first;
-      h = IO::mirror_flags(words[lo >> 5], words[top >> 5], static_cast<unsigned>(lo & 31));
-    }
+    const std::uint32_t h = (words[first >> 5] >> (first & 31)) & IO::all_slots;
     // Scan position 0 is a head: in tile 0, at in-tile position `lead`.
     return t.tile == 0 && first == static_cast<int>(lead) ? h | 1u : h;
   }
