@@ -80,6 +80,7 @@ struct pipelined_segmented_program {
       if (whole(t) && !past_copied(t)) {
         const std::int64_t above = t.base + T;  // none past n
         reinterpret_cast<std::uint32_t*>(dst)[tile_words] = above < io.heads.n ? io.heads.bits[above / 32] : 0u;
+        fence_proxy_async_shared();  // the copy engine refills this word in a later round
       }
     }
   }
@@ -105,6 +106,7 @@ struct pipelined_segmented_program {
 #pragma unroll
       for (int i = 0; i < per_lane; ++i)
         if (lane + 32 * i < tile_words) words[lane + 32 * i] = g[i];
+      fence_proxy_async_shared();  // the copy engine refills these words in a later round
       __syncwarp();
     }
   }

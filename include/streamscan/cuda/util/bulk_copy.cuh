@@ -80,6 +80,14 @@ __device__ __forceinline__ bool mbarrier_try_wait(std::uint64_t* bar, unsigned p
 #endif
 }
 
+// Orders this thread's earlier generic writes to shared memory before later
+// accesses of the async proxy (the copy engine refilling the same bytes).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+#if STREAMSCAN_BULK_COPY
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+
 // Copies `bytes` (a multiple of 16; both addresses 16-byte aligned) from
 // global to shared memory; completion counts `bytes` against `bar`'s phase.
 __device__ __forceinline__ void bulk_copy_to_shared(void* dst, const void* src, unsigned bytes, std::uint64_t* bar) {
