@@ -103,13 +103,6 @@ struct segmented_tile_io {
   __device__ std::uint32_t head_run(std::int64_t k) const {
     return head_run_with(k, [&](std::int64_t i) { return heads.bits[i & heads.word_index_mask]; });
   }
-  // Backward: the Width flags from bit `shift` of the word pair (lo, hi),
-  // reversed (slot c <- flag Width - 1 - c). One funnel shift: 32-bit ops
-  // keep the backward kernel's register pressure down.
-  __device__ static std::uint32_t mirror_flags(std::uint32_t lo, std::uint32_t hi, unsigned shift) {
-    const std::uint32_t f = __funnelshift_r(lo, hi, shift) & all_slots;
-    return __brev(f) >> (32 - Width);
-  }
   // Heads of scan positions [k, k + Width) that lie in [0, n) (partial
   // tiles), one position at a time; none elsewhere.
   __device__ std::uint32_t head_run_clipped(std::int64_t k) const {
@@ -166,7 +159,13 @@ struct segmented_tile_io {
     out[heads.element(base + s)] = result(x, meta, c);
   }
  private:
-
+  // Backward: the Width flags from bit `shift` of the word pair (lo, hi),
+  // reversed (slot c <- flag Width - 1 - c). One funnel shift: 32-bit ops
+  // keep the backward kernel's register pressure down.
+  __device__ static std::uint32_t mirror_flags(std::uint32_t lo, std::uint32_t hi, unsigned shift) {
+    const std::uint32_t f = __funnelshift_r(lo, hi, shift) & all_slots;
+    return __brev(f) >> (32 - Width);
+  }
   // Backward, position k + c restarts where element n - k - c is flagged:
   // the flags of elements j .. top = j + Width - 1, read in reverse. The top
   // one is element n when k == 0 (clamped: position 0 is a head anyway).
