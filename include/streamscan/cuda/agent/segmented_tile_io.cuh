@@ -60,7 +60,8 @@ struct segmented_tile_io {
   // Width, for the warp-striped rows of load().
   __device__ std::uint32_t head_run(std::int64_t k, row_link& link) const {
     if constexpr (!Backward) {
-      return head_run(k);
+      const std::uint32_t m = (heads.bits[(k >> 5) & heads.word_index_mask] >> (k & 31)) & all_slots;
+      return k == 0 ? m | 1u : m;
     } else {
       std::int64_t j, top;
       flag_span(k, j, top);
@@ -86,22 +87,6 @@ struct segmented_tile_io {
       }
       return mirrored_run(k, j, lo, hi);
     }
-  }
-  // The same for a lane on its own (no row layout), reading flag word i as
-  // word(i) (global memory, or a staged copy): backward reads two words.
-  template <class Word>
-  __device__ std::uint32_t head_run_with(std::int64_t k, const Word& word) const {
-    if constexpr (!Backward) {
-      const std::uint32_t m = (word(k >> 5) >> (k & 31)) & all_slots;
-      return k == 0 ? m | 1u : m;
-    } else {
-      std::int64_t j, top;
-      flag_span(k, j, top);
-      return mirrored_run(k, j, word(j >> 5), word(top >> 5));
-    }
-  }
-  __device__ std::uint32_t head_run(std::int64_t k) const {
-    return head_run_with(k, [&](std::int64_t i) { return heads.bits[i & heads.word_index_mask]; });
   }
   // Heads of scan positions [k, k + Width) that lie in [0, n) (partial
   // tiles), one position at a time; none elsewhere.
