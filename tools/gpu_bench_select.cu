@@ -199,9 +199,7 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
                                                    streamscan::select_options{{}, shape.c_str()});
               },
               [&](std::int64_t got) { return got == k && device_equal(out.p, cub_part.p, n); });
-    rep.rows.back().policy = shape_label(i, n >= streamscan::cuda::pipelined_partition_from
-                                                ? streamscan::cuda::default_partition_shape
-                                                : streamscan::cuda::default_select_shape);
+    rep.rows.back().policy = shape_label(i, streamscan::cuda::partition_shape_for(sizeof(std::int32_t), n));
   }
   ours_part("stable_partition", 8.0 * n,
             [&](void* t, std::size_t& b) {

@@ -109,8 +109,7 @@ status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std
 // 4-byte values only, and `n` the call's size).
 inline status choose_select_shape(const char* fn, const char* policy, select_call call, std::size_t item_bytes,
                                   std::int64_t n, int& shape) {
-  shape = call == select_call::partition && item_bytes == 4 && n >= pipelined_partition_from ? default_partition_shape
-                                                                                               : default_select_shape;
+  shape = call == select_call::partition ? partition_shape_for(item_bytes, n) : default_select_shape;
   if (policy == nullptr || std::string(policy) == "default") return status::ok();
   std::string names;
   for (int i = 0; i < select_shape_count; ++i) {

@@ -53,6 +53,10 @@ inline constexpr int default_select_shape = 0;
 inline constexpr int default_partition_shape = 4;
 inline constexpr std::int64_t pipelined_partition_from = std::int64_t{1} << 24;
 static_assert(select_shapes[default_partition_shape].stages > 0, "the pipelined shape");
+// Partition's default shape for n values of `item_bytes` (the rule above).
+constexpr int partition_shape_for(std::size_t item_bytes, std::int64_t n) {
+  return item_bytes == 4 && n >= pipelined_partition_from ? default_partition_shape : default_select_shape;
+}
 
 constexpr int select_vectors(const select_shape& shape, int width) {
   return shape.vectors * width > 64 ? 64 / width : shape.vectors;
