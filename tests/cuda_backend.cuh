@@ -287,10 +287,12 @@ struct cuda_backend {
   }
 };
 
-// The same, with compaction and partition on the pipelined select kernel
-// (sm_90+; other calls and in-place compaction fall back to the default).
+// The same, with compaction, partition and split on the pipelined select
+// kernel (sm_90+; other calls and in-place compaction fall back to the
+// default): flagged calls on the shape with room for the flags.
 struct cuda_backend_pipelined_select : cuda_backend {
   static constexpr const char* select_policy = "p512x4s6r3";
+  static constexpr const char* flagged_select_policy = "p512x4s4";
   static std::vector<streamscan::select_strategy> compaction_strategies() {
     return {streamscan::select_strategy::automatic};
   }

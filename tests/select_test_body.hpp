@@ -7,6 +7,7 @@
 //   compaction_strategies()              the select_strategy values to run compaction with
 //   select_chunk()                       the tile/chunk size, to hit its edges
 //   select_policy                        the policy name compaction and partition run with (null: default)
+//   flagged_select_policy (optional)     the one select_flagged and split run with instead
 //   run_select(select_request, in, flags, heads, out, heads_out, num) -> status
 //     out (and heads_out) arrive poisoned; in/flags/heads sized n; out sized
 //     max(n, capacity); num receives num_selected / num_false.
@@ -21,6 +22,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <streamscan/select.hpp>
@@ -138,6 +140,18 @@ inline select_expectation oracle_select(select_kind kind, const std::vector<std:
   return e;
 }
 
+template <class Backend, class = void>
+struct has_flagged_select_policy : std::false_type {};
+template <class Backend>
+struct has_flagged_select_policy<Backend, std::void_t<decltype(Backend::flagged_select_policy)>> : std::true_type {};
+
+template <class Backend>
+const char* select_policy_for(select_kind kind) {
+  if constexpr (has_flagged_select_policy<Backend>::value)
+    if (kind == select_kind::select_flagged || kind == select_kind::split) return Backend::flagged_select_policy;
+  return Backend::select_policy;
+}
+
 template <class Backend>
 void check_select(select_kind kind, const char* test) {
   if (!Backend::available()) GTEST_SKIP() << "no " << Backend::name << " device";
@@ -174,7 +188,7 @@ void check_select(select_kind kind, const char* test) {
         // In place only at full capacity, so that every truncated case checks nothing is written past it.
         const bool in_place = Backend::compaction_in_place && compaction && capacity == n && n % 2 == 1 &&
                               kind != select_kind::select_indices && strategy == streamscan::select_strategy::automatic;
-        const select_request req{kind, capacity, in_place, threshold, strategy, Backend::select_policy};
+        const select_request req{kind, capacity, in_place, threshold, strategy, select_policy_for<Backend>(kind)};
         std::vector<std::int64_t> out(static_cast<std::size_t>(std::max(n, capacity)));
         std::vector<unsigned char> heads_out(in.size());
         poison(out);

@@ -6,6 +6,8 @@
 #include "common/types.hpp"
 
 #include <algorithm>
+#include <sstream>
+#include <type_traits>
 
 STREAMSCAN_SELECT_TESTS(select_cuda, streamscan_test::cuda_backend)
 STREAMSCAN_SELECT_TESTS(select_cuda_pipelined, streamscan_test::cuda_backend_pipelined_select)
@@ -136,6 +138,9 @@ TEST(select_cuda_shapes, EveryShapeAtItsTileEdges) {
       check("select_if", [&](void* t, std::size_t& b) {
         return ss::cuda::select_if(t, b, src, d_out.get(), n, n, d_num.get(), pred, nullptr, opt);
       }, kept, static_cast<std::int64_t>(kept.size()));
+      check("select_flagged", [&](void* t, std::size_t& b) {
+        return ss::cuda::select_flagged(t, b, src, fl, d_out.get(), n, n, d_num.get(), nullptr, opt);
+      }, kept, static_cast<std::int64_t>(kept.size()));
       std::vector<int> part = kept;
       part.insert(part.end(), rejected.rbegin(), rejected.rend());
       check("partition", [&](void* t, std::size_t& b) {
@@ -150,28 +155,115 @@ TEST(select_cuda_shapes, EveryShapeAtItsTileEdges) {
   }
 }
 
-// Partition's built-in default on both sides of pipelined_partition_from
-// (one-tile kernel below, the pipelined one from there on sm_90+): selected
-// first in input order, rejected after them in reverse input order.
-TEST(select_cuda_convenience, DefaultPartitionAroundPipelinedFrom) {
+// Flagged calls on the pipelined shape that stages the flags (p512x4s4):
+// 8-byte values with bool flags (two values a 16-byte row, a side stream of
+// T bools), and 4-byte values whose flags or values start off a 16-byte
+// boundary (the one-tile kernel then). Split and select_flagged, full and
+// partial tiles, a ragged 16-byte row at the end; host oracle, poisoned output.
+TEST(select_cuda_shapes, FlaggedPipelineTypesAndPointers) {
+  if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
+  auto rng = streamscan_test::make_rng("select_cuda_flagged_pipeline");
+  const std::string name = ss::cuda::select_shape_name(ss::cuda::flagged_pipelined_shape);
+  const ss::select_options opt{ss::select_strategy::stable, name.c_str()};
+  auto run = [&](auto value_tag, auto flag_tag, std::int64_t n, int value_offset, int flag_offset) {
+    using V = decltype(value_tag);
+    using F = decltype(flag_tag);
+    std::vector<V> in(static_cast<std::size_t>(n + value_offset));
+    using host_flag = std::conditional_t<std::is_same_v<F, bool>, unsigned char, F>;  // no std::vector<bool>
+    static_assert(sizeof(host_flag) == sizeof(F), "bool is one byte");
+    std::vector<host_flag> flags(static_cast<std::size_t>(n + flag_offset));
+    for (auto& x : in) x = static_cast<V>(rng());
+    for (auto& f : flags) f = static_cast<host_flag>(rng() % 3 == 0);
+    std::vector<V> kept, rejected;
+    for (std::int64_t i = 0; i < n; ++i) (flags[i + flag_offset] ? kept : rejected).push_back(in[i + value_offset]);
+    device_buffer<V> d_in(in.size()), d_out(n);
+    device_buffer<F> d_flags(flags.size());
+    device_buffer<std::int64_t> d_num(1);
+    d_in.upload(in);
+    STREAMSCAN_TEST_CUDA(cudaMemcpy(d_flags.get(), flags.data(), flags.size() * sizeof(F), cudaMemcpyHostToDevice));
+    const V* src = d_in.get() + value_offset;
+    const F* fl = d_flags.get() + flag_offset;
+    std::ostringstream where;
+    where << sizeof(V) << "-byte values, " << sizeof(F) << "-byte flags, n=" << n << " offsets " << value_offset
+          << "/" << flag_offset << " seed=" << streamscan_test::global_seed();
+    auto check = [&](const char* what, auto call, const std::vector<V>& want, std::int64_t want_num) {
+      STREAMSCAN_TEST_CUDA(cudaMemset(d_out.get(), 0xA7, n * sizeof(V)));
+      STREAMSCAN_TEST_CUDA(cudaMemset(d_num.get(), 0xA7, sizeof(std::int64_t)));
+      std::size_t bytes = 0;
+      ASSERT_TRUE(call(nullptr, bytes).is_ok());
+      device_buffer<unsigned char> temp(bytes);
+      const ss::status s = call(temp.get(), bytes);
+      ASSERT_TRUE(s.is_ok()) << s.message();
+      std::vector<V> out;
+      d_out.download(out);
+      std::vector<std::int64_t> num;
+      d_num.download(num);
+      out.resize(want.size());
+      EXPECT_EQ(num[0], want_num) << what << " " << where.str();
+      EXPECT_TRUE(out == want) << what << " " << where.str();
+    };
+    check("select_flagged", [&](void* t, std::size_t& b) {
+      return ss::cuda::select_flagged(t, b, src, fl, d_out.get(), n, n, d_num.get(), nullptr, opt);
+    }, kept, static_cast<std::int64_t>(kept.size()));
+    std::vector<V> split = rejected;
+    split.insert(split.end(), kept.begin(), kept.end());
+    check("split", [&](void* t, std::size_t& b) {
+      return ss::cuda::split(t, b, src, fl, d_out.get(), n, d_num.get(), nullptr, opt);
+    }, split, static_cast<std::int64_t>(rejected.size()));
+  };
+  constexpr int shape = ss::cuda::flagged_pipelined_shape;
+  const std::int64_t tile4 = ss::cuda::select_policy<4, shape>::tile_items;
+  const std::int64_t tile8 = ss::cuda::select_policy<2, shape>::tile_items;
+  for (const std::int64_t n : {tile8 - 1, tile8, 7 * tile8 + 3}) run(std::uint64_t{}, bool{}, n, 0, 0);
+  for (const std::int64_t n : {tile4 + 1, 5 * tile4 + 7}) {
+    run(std::int32_t{}, std::uint8_t{}, n, 0, 0);
+    run(std::int32_t{}, std::uint8_t{}, n, 0, 1);
+    run(std::int32_t{}, std::uint8_t{}, n, 1, 0);
+    run(std::int32_t{}, std::int32_t{}, n, 0, 0);  // 32 KB of flags a tile: no room, the one-tile kernel
+  }
+}
+
+// The built-in defaults on both sides of pipelined_select_from (one-tile
+// kernel below, a pipelined one from there on sm_90+) of every call whose
+// default changes there: partition (rejected in reverse input order),
+// stable_partition, split (by flags, falses first) and select_flagged.
+TEST(select_cuda_convenience, DefaultsAroundPipelinedFrom) {
   if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
   auto rng = streamscan_test::make_rng("select_cuda_partition_from");
-  for (const std::int64_t n : {ss::cuda::pipelined_partition_from - 1, ss::cuda::pipelined_partition_from + 4099}) {
+  for (const std::int64_t n : {ss::cuda::pipelined_select_from - 1, ss::cuda::pipelined_select_from + 4099}) {
     std::vector<int> in(n);
     for (auto& x : in) x = static_cast<int>(rng() % 1000);
-    std::vector<int> want;
-    for (const int x : in)
-      if (below300{}(x)) want.push_back(x);
-    const auto k = static_cast<std::int64_t>(want.size());
-    for (auto it = in.rbegin(); it != in.rend(); ++it)
-      if (!below300{}(*it)) want.push_back(*it);
+    std::vector<unsigned char> flags(in.size());
+    std::vector<int> kept, rejected;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      flags[i] = below300{}(in[i]);
+      (flags[i] ? kept : rejected).push_back(in[i]);
+    }
+    const auto k = static_cast<std::int64_t>(kept.size());
     device_buffer<int> d_in(n), d_out(n);
+    device_buffer<unsigned char> d_flags(n);
     d_in.upload(in);
-    STREAMSCAN_TEST_CUDA(cudaMemset(d_out.get(), 0xA7, n * sizeof(int)));
-    EXPECT_EQ(ss::cuda::partition(static_cast<const int*>(d_in.get()), d_out.get(), n, below300{}), k) << "n=" << n;
-    std::vector<int> got;
-    d_out.download(got);
-    EXPECT_TRUE(got == want) << "n=" << n << " seed " << streamscan_test::global_seed();
+    d_flags.upload(flags);
+    const int* src = d_in.get();
+    const unsigned char* fl = d_flags.get();
+    auto check = [&](const char* what, auto call, const std::vector<int>& want, std::int64_t want_num) {
+      STREAMSCAN_TEST_CUDA(cudaMemset(d_out.get(), 0xA7, n * sizeof(int)));
+      EXPECT_EQ(call(), want_num) << what << " n=" << n;
+      std::vector<int> got;
+      d_out.download(got);
+      got.resize(want.size());
+      EXPECT_TRUE(got == want) << what << " n=" << n << " seed " << streamscan_test::global_seed();
+    };
+    std::vector<int> want = kept;
+    want.insert(want.end(), rejected.rbegin(), rejected.rend());
+    check("partition", [&] { return ss::cuda::partition(src, d_out.get(), n, below300{}); }, want, k);
+    want = kept;
+    want.insert(want.end(), rejected.begin(), rejected.end());
+    check("stable_partition", [&] { return ss::cuda::stable_partition(src, d_out.get(), n, below300{}); }, want, k);
+    check("select_flagged", [&] { return ss::cuda::select_flagged(src, fl, d_out.get(), n, n); }, kept, k);
+    want = rejected;
+    want.insert(want.end(), kept.begin(), kept.end());
+    check("split", [&] { return ss::cuda::split(src, fl, d_out.get(), n); }, want, n - k);
   }
 }
 

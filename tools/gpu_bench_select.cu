@@ -164,12 +164,15 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
   auto shape_label = [&](int i, int default_shape) { return shapes[i] + (i == default_shape ? " (default)" : ""); };
   for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) {
     ours_compact("select_if stable", streamscan::select_strategy::stable, false, shapes[i].c_str());
-    rep.rows.back().policy = shape_label(i, streamscan::cuda::default_select_shape);
+    rep.rows.back().policy = shape_label(i, streamscan::cuda::default_shape_for(false, false, sizeof(std::int32_t), n));
   }
   ours_compact("select_if multi_level", streamscan::select_strategy::multi_level, false);
   ours_compact("select_if hybrid", streamscan::select_strategy::hybrid, false);
   ours_compact("select_if warp_atomic", streamscan::select_strategy::warp_atomic, false);
-  ours_compact("select_flagged stable", streamscan::select_strategy::stable, true);
+  for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) {
+    ours_compact("select_flagged stable", streamscan::select_strategy::stable, true, shapes[i].c_str());
+    rep.rows.back().policy = shape_label(i, streamscan::cuda::default_shape_for(false, true, sizeof(std::int32_t), n));
+  }
 
   // Partitions: CUB's, ours in its order, ours stable, split.
   bar.step(where + "cub partition");
@@ -199,23 +202,33 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
                                                    streamscan::select_options{{}, shape.c_str()});
               },
               [&](std::int64_t got) { return got == k && device_equal(out.p, cub_part.p, n); });
-    rep.rows.back().policy = shape_label(i, streamscan::cuda::partition_shape_for(sizeof(std::int32_t), n));
+    rep.rows.back().policy = shape_label(i, streamscan::cuda::default_shape_for(true, false, sizeof(std::int32_t), n));
   }
-  ours_part("stable_partition", 8.0 * n,
-            [&](void* t, std::size_t& b) {
-              return streamscan::cuda::stable_partition(t, b, src, out.p, n, count.p, pred);
-            },
-            [&](std::int64_t got) {
-              return got == k && device_equal(out.p, selected.p, k) && device_equal(out.p + k, rejected.p, n - k);
-            });
-  ours_part("split", 9.0 * n,
-            [&](void* t, std::size_t& b) {
-              return streamscan::cuda::split(t, b, src, static_cast<const unsigned char*>(flags.p), out.p, n,
-                                             count.p);
-            },
-            [&](std::int64_t got) {
-              return got == n - k && device_equal(out.p, rejected.p, n - k) && device_equal(out.p + (n - k), selected.p, k);
-            });
+  for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) {
+    const std::string& shape = shapes[i];
+    ours_part("stable_partition", 8.0 * n,
+              [&](void* t, std::size_t& b) {
+                return streamscan::cuda::stable_partition(t, b, src, out.p, n, count.p, pred, nullptr,
+                                                          streamscan::select_options{{}, shape.c_str()});
+              },
+              [&](std::int64_t got) {
+                return got == k && device_equal(out.p, selected.p, k) && device_equal(out.p + k, rejected.p, n - k);
+              });
+    rep.rows.back().policy = shape_label(i, streamscan::cuda::default_shape_for(true, false, sizeof(std::int32_t), n));
+  }
+  for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) {
+    const std::string& shape = shapes[i];
+    ours_part("split", 9.0 * n,
+              [&](void* t, std::size_t& b) {
+                return streamscan::cuda::split(t, b, src, static_cast<const unsigned char*>(flags.p), out.p, n,
+                                               count.p, nullptr, streamscan::select_options{{}, shape.c_str()});
+              },
+              [&](std::int64_t got) {
+                return got == n - k && device_equal(out.p, rejected.p, n - k) &&
+                       device_equal(out.p + (n - k), selected.p, k);
+              });
+    rep.rows.back().policy = shape_label(i, streamscan::cuda::default_shape_for(true, true, sizeof(std::int32_t), n));
+  }
   cuda_check(cudaDeviceSynchronize(), "select bench");
 }
 
@@ -225,7 +238,7 @@ int gpu_bench_select(const bench_options& o, bench_report& rep) {
   warm_up_gpu();
   rep.repeat = o.repeat;
   const std::vector<int> sizes = o.sizes_given ? o.log2_sizes : std::vector<int>{24, 28};
-  progress bar(o.progress, static_cast<int>(sizes.size() * o.keep_fractions.size()) * 19);
+  progress bar(o.progress, static_cast<int>(sizes.size() * o.keep_fractions.size()) * (7 + 5 * streamscan::cuda::select_shape_count));
   for (const int e : sizes)
     for (const double f : o.keep_fractions) bench_fraction(o, e, f, rep, bar);
   bar.done();

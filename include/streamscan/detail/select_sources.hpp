@@ -208,7 +208,6 @@ class true_false_input {
 // Where a kernel puts what it classified.
 enum class placement {
   compact,           // selected to [0, capacity); rejected nowhere
-  count,             // nothing moves; only the total is written
   reversed_rejects,  // selected from 0 in order, rejected from n-1 down in input order (CUB's partition)
   rejects_after,     // selected from 0, rejected from the selected total (read from the device), both in order
 };

@@ -14,12 +14,12 @@
 //       per warp; the selected elements in NO particular order (which ones
 //       are written when capacity is short is unspecified too).
 //   partition, partition_pairs: one pass; selected first in order, rejected
-//     after them in REVERSE input order (CUB's convention). On sm_90+ with
-//     16-byte aligned raw pointers to 4-byte values, from 2^24 of them,
-//     partition runs the pipelined kernel (select_policy.cuh:
-//     default_partition_shape).
+//     after them in REVERSE input order (CUB's convention).
 //   stable_partition, stable_partition_pairs, split: two passes (count, then
 //     place); both halves in input order.
+// On sm_90+ with 16-byte aligned raw pointers to 4-byte values (and flags),
+// from 2^24 of them, partition, stable_partition, split and select_flagged
+// run the pipelined kernel by default (select_policy.cuh: default_shape_for).
 //   split_and_segment: two segmented scans of (true, false) counts, forward
 //     and backward, then one scatter; temp holds 16n bytes (32n past 2^32).
 // Partition and split never run in place (a named invalid_argument).
@@ -62,7 +62,9 @@ template <class InIt, class OutIt, class Pred>
                                                                   src, in, out, n, capacity, num_selected, stream, opt);
 }
 
-// Keeps in[i] where flags[i] is true. Rejected values are not read.
+// Keeps in[i] where flags[i] is true. The one-tile shapes do not read a
+// 16-byte vector of values whose flags are all false (at low selection rates
+// whole sectors of the input are skipped); pipelined shapes stage every value.
 template <class InIt, class FlagIt, class OutIt>
 [[nodiscard]] status select_flagged(void* temp, std::size_t& temp_bytes, InIt in, FlagIt flags, OutIt out,
                                     std::int64_t n, std::int64_t capacity, std::int64_t* num_selected,

@@ -48,17 +48,35 @@ inline status reset(const char* fn, void* p, std::size_t bytes, cudaStream_t str
   return status::ok();
 }
 
-// Whether the pipelined select kernel can run a Source: its items are the
-// values a raw input pointer holds, 4 or 8 bytes (16-byte rows of them).
+// Whether the pipelined select kernel can run a Source: it stages the
+// values a raw input pointer holds, 4 or 8 bytes (16-byte rows of them), and
+// either they are the items (a predicate decides) or the flags beside them
+// come from a raw pointer too (staged as the side stream).
+template <class Source>
+constexpr bool pipelined_items_fit() {
+  using staging = select_staging<Source>;
+  constexpr std::size_t bytes = sizeof(typename staging::value);
+  if constexpr (!std::is_pointer_v<decltype(Source::in)> || !(bytes == 4 || bytes == 8) ||
+                Source::vector_width * bytes != 16)
+    return false;
+  else if constexpr (staging::flagged)
+    return std::is_pointer_v<decltype(Source::flags)>;
+  else
+    return std::is_same_v<typename Source::item, typename staging::value>;
+}
 template <class Source, class = void>
 struct pipelined_select_fits : std::false_type {};
 template <class Source>
 struct pipelined_select_fits<Source, std::void_t<decltype(Source::in)>>
-    : std::bool_constant<std::is_pointer_v<decltype(Source::in)> &&
-                         std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(Source::in)>>,
-                                        typename Source::item> &&
-                         (sizeof(typename Source::item) == 4 || sizeof(typename Source::item) == 8) &&
-                         Source::vector_width * sizeof(typename Source::item) == 16> {};
+    : std::bool_constant<pipelined_items_fit<Source>()> {};
+
+// Whether a Source's raw pointers are aligned for the copy engine (16 bytes).
+template <class Source>
+bool aligned_for_bulk_copy(const Source& src) {
+  bool ok = reinterpret_cast<std::uintptr_t>(src.in) % 16 == 0;
+  if constexpr (select_staging<Source>::flagged) ok = ok && reinterpret_cast<std::uintptr_t>(src.flags) % 16 == 0;
+  return ok;
+}
 
 // Launches one select_kernel pass over fresh tile status words; a pipelined
 // shape runs pipelined_select_kernel where it can (one persistent block per
@@ -79,10 +97,9 @@ status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std
   if constexpr (policy::stages > 0) {
     int per_sm = 0;
     if constexpr (pipelined_select_fits<Source>::value) {
-      using shape = pipelined_shape<policy, typename Source::item>;
+      using shape = select_pipeline_shape<policy, Source>;
       const auto kernel = pipelined_select_kernel<policy, P, Source, C>;
-      // The copy engine reads 16-byte aligned rows.
-      if (!in_place && reinterpret_cast<std::uintptr_t>(src.in) % 16 == 0)
+      if (!in_place && aligned_for_bulk_copy(src))
         if (status s = pipelined_blocks_per_sm(fn, "preparing pipelined_select_kernel (shared memory, occupancy)",
                                                kernel, shape::threads, shape::dynamic_shared_bytes, facts, per_sm);
             !s)
@@ -104,12 +121,28 @@ status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std
   }
 }
 
-// The shape options.policy names ("default" or null: the call's default;
-// `item_bytes` is the value size, since partition's default was measured for
-// 4-byte values only, and `n` the call's size).
-inline status choose_select_shape(const char* fn, const char* policy, select_call call, std::size_t item_bytes,
-                                  std::int64_t n, int& shape) {
-  shape = call == select_call::partition ? partition_shape_for(item_bytes, n) : default_select_shape;
+// Counts the elements `src` selects into *count (int64, device), which the
+// stream has zeroed: count_selected_kernel over at most a full GPU of blocks.
+template <class Source>
+status launch_count_pass(const char* fn, const Source& src, std::int64_t n, std::int64_t* count, cudaStream_t stream,
+                         const device_facts& facts) {
+  using policy = count_policy;
+  const std::int64_t per_block = std::int64_t{policy::threads} * policy::unroll * Source::vector_width;
+  const std::int64_t wanted = (n + per_block - 1) / per_block;
+  const std::int64_t full = std::int64_t{facts.sm_count} * policy::blocks_per_sm;
+  return launch(fn, "count_selected_kernel", count_selected_kernel<policy::threads, policy::unroll, Source>,
+                wanted < full ? wanted : full, policy::threads, stream, src, n,
+                reinterpret_cast<unsigned long long*>(count));
+}
+
+// The shape options.policy names ("default" or null: the call's default,
+// default_shape_for, for sources the pipelined kernel can run).
+template <class Source>
+status choose_select_shape(const char* fn, const char* policy, select_call call, std::int64_t n, int& shape) {
+  shape = default_select_shape;
+  if constexpr (pipelined_select_fits<Source>::value)
+    shape = default_shape_for(call != select_call::compaction, select_staging<Source>::flagged,
+                              sizeof(typename select_staging<Source>::value), n);
   if (policy == nullptr || std::string(policy) == "default") return status::ok();
   std::string names;
   for (int i = 0; i < select_shape_count; ++i) {
@@ -134,10 +167,8 @@ status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes
   const std::size_t pred_bytes = temp_bytes_for<unsigned>(groups * 32), counter_bytes = temp_bytes_for<C>(groups);
   std::size_t scan_bytes = 0;
   std::size_t required = 256;
-  if (strategy == select_strategy::stable) {  // sized for the smallest tile of any shape (and of the counting pass)
-    std::int64_t tile = smallest_select_tile<Source::vector_width>();
-    if (smallest_select_tile<CountSource::vector_width>() < tile)
-      tile = smallest_select_tile<CountSource::vector_width>();
+  if (strategy == select_strategy::stable) {  // sized for the smallest tile of any shape
+    const std::int64_t tile = smallest_select_tile<Source::vector_width>();
     required += tile_status<C>::bytes((n + tile - 1) / tile);
   } else if (strategy == select_strategy::multi_level) {
     if (status s = dispatch_scan<C>(fn, nullptr, scan_bytes, static_cast<const C*>(nullptr), static_cast<C*>(nullptr),
@@ -167,8 +198,8 @@ status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes
       return launch_select_pass<placement::reversed_rejects, C, Shape>(fn, src, n, n, nullptr, num_selected, bytes,
                                                                        false, stream, facts);
     } else if constexpr (Call == select_call::stable) {
-      status s = launch_select_pass<placement::count, C, Shape>(fn, count_src, n, 0, nullptr, num_selected, bytes,
-                                                                false, stream, facts);
+      status s = reset(fn, num_selected, sizeof(std::int64_t), stream, "zeroing num_selected (cudaMemsetAsync)");
+      if (s) s = launch_count_pass(fn, count_src, n, num_selected, stream, facts);
       if (s)
         s = launch_select_pass<placement::rejects_after, C, Shape>(fn, src, n, n, num_selected, nullptr, bytes, false,
                                                                    stream, facts);
@@ -253,7 +284,7 @@ status dispatch_select(const char* fn, void* temp, std::size_t& temp_bytes, cons
     return invalid_argument(fn, std::string("argument 'options.strategy': ") + to_string(strategy) +
                                     " is a compaction strategy; partition and split run the stable one");
   int shape = default_select_shape;
-  if (status s = choose_select_shape(fn, opt.policy, call, sizeof(typename Source::item), n, shape); !s) return s;
+  if (status s = choose_select_shape<Source>(fn, opt.policy, call, n, shape); !s) return s;
   if (status s = streamscan::detail::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
   if (capacity < 0) return invalid_argument(fn, "argument 'capacity' is negative (" + std::to_string(capacity) + ")");
   if (temp != nullptr && num_selected == nullptr)

@@ -35,27 +35,43 @@ struct select_shape {
 // 0.929 / 1.082): unlike the scan it is bound by its warps' work (the
 // predicate runs in the reduce and the consumer warps; ballot ranks and
 // staged scatter), not by the look-back.
-inline constexpr select_shape select_shapes[] = {{512, 8}, {256, 8}, {256, 16}, {128, 16}, {512, 4, 6, 3}};
+// p512x4s4 is p512x4s6r3 for flagged sources, whose stages also hold a
+// tile's flags (six stages of 32 + 8 KB do not fit in 227 KB).
+inline constexpr select_shape select_shapes[] = {{512, 8},      {256, 8},        {256, 16},
+                                                 {128, 16},     {512, 4, 6, 3},  {512, 4, 4, 2}};
 inline constexpr int select_shape_count = sizeof(select_shapes) / sizeof(select_shapes[0]);
 inline constexpr int default_select_shape = 0;
-// Partition (every element written) of 4-byte values defaults to the
-// pipelined shape (8-byte values are not measured yet and keep t512x8): H200,
-// 2026-11-23, 2^28 int32, 0.822 / 0.825 / 0.824 ms at 5 / 50 / 95% selected
-// against t512x8's 0.859 / 0.867 / 0.862 and CUB DevicePartition::If's 0.825 /
-// 0.823 / 0.809 (docs/results/streamscan_bench_select_2026-11-23_h200.json).
-// Calls it cannot run (in place, misaligned, iterators, before sm_90) take
-// default_select_shape, and so do calls below pipelined_partition_from
-// values: at 2^20 the persistent pipeline took 0.024 ms against t512x8's
-// 0.018, at 2^24 0.070 against 0.074 (H200, 2026-11-23, every fraction;
-// docs/results/streamscan_bench_select_sizes_2026-11-23d_h200.json). The
-// same run is why compaction keeps t512x8 at every size: the pipelined shape
-// wins at 50 / 95% from 2^26 but loses 8-11% at 5% selected.
-inline constexpr int default_partition_shape = 4;
-inline constexpr std::int64_t pipelined_partition_from = std::int64_t{1} << 24;
-static_assert(select_shapes[default_partition_shape].stages > 0, "the pipelined shape");
-// Partition's default shape for n values of `item_bytes` (the rule above).
-constexpr int partition_shape_for(std::size_t item_bytes, std::int64_t n) {
-  return item_bytes == 4 && n >= pipelined_partition_from ? default_partition_shape : default_select_shape;
+// Calls that write every element (partition, stable_partition, split) and
+// flagged compaction default to a pipelined shape for 4-byte values from
+// pipelined_select_from of them (8-byte values are not measured yet and keep
+// t512x8). H200, 2026-11-23, 2^28 int32 at 5 / 50 / 95% selected:
+//   partition p512x4s6r3 0.822 / 0.825 / 0.824 ms against t512x8's 0.859 /
+//     0.867 / 0.862 and CUB DevicePartition::If's 0.825 / 0.823 / 0.809
+//     (docs/results/streamscan_bench_select_2026-11-23_h200.json);
+//   stable_partition p512x4s6r3 1.168 / 1.170 / 1.171 against t512x8's 1.394 /
+//     1.393 / 1.396; split and select_flagged p512x4s4 (flags staged with the
+//     values) 1.230 / 1.231 / 1.231 and 0.772 / 0.827 / 0.960 against t512x8's
+//     1.409 / 1.414 / 1.405 and 0.834 / 0.998 / 1.261
+//     (docs/results/streamscan_bench_select_2026-11-23f_h200.json).
+// Below 2^24 the persistent pipeline's start costs more than it gains: 2^20
+// partition 0.024 ms against t512x8's 0.018; at 2^24 0.069-0.070 against
+// 0.071 (split 0.100-0.101 against 0.104-0.106; select_flagged at 5% 0.068
+// against 0.065, the one loss). Compaction by predicate keeps t512x8 at every
+// size: the pipelined shape wins at 50 / 95% from 2^26 but loses 8-11% at 5%.
+// Calls a pipelined shape cannot run (in place, misaligned, iterators, before
+// sm_90) take default_select_shape.
+inline constexpr int default_partition_shape = 4;   // p512x4s6r3
+inline constexpr int flagged_pipelined_shape = 5;   // p512x4s4
+inline constexpr std::int64_t pipelined_select_from = std::int64_t{1} << 24;
+static_assert(select_shapes[default_partition_shape].stages > 0 && select_shapes[flagged_pipelined_shape].stages > 0,
+              "the pipelined shapes");
+// The default shape (the rule above) of a call that writes every element
+// (`writes_all`) or compacts, of n values of `item_bytes`, `flagged` when its
+// flags come from an array the pipeline can stage beside the values.
+constexpr int default_shape_for(bool writes_all, bool flagged, std::size_t item_bytes, std::int64_t n) {
+  if (item_bytes != 4 || n < pipelined_select_from) return default_select_shape;
+  if (flagged) return flagged_pipelined_shape;
+  return writes_all ? default_partition_shape : default_select_shape;
 }
 
 constexpr int select_vectors(const select_shape& shape, int width) {
@@ -99,6 +115,15 @@ inline std::string select_shape_name(int index) {
     std::snprintf(buf, sizeof buf, "t%dx%d", select_shapes[index].threads, select_shapes[index].vectors);
   return buf;
 }
+
+// The counting pass of stable_partition and split (count_selected_kernel):
+// threads per block, vector loads in flight per thread, blocks per SM (a
+// full SM of threads).
+struct count_policy {
+  static constexpr int threads = 256;
+  static constexpr int unroll = 4;
+  static constexpr int blocks_per_sm = 8;
+};
 
 // Seed 002's kernels: 128 threads per block (the seed's best on both its
 // GPUs), a warp per 1024-element group.
