@@ -34,7 +34,10 @@ struct select_shape {
 // 0.82-1.16 / 0.85-1.15 / 1.03-1.08, r3 0.841 / 0.869 / 1.007, r6 0.859 /
 // 0.929 / 1.082): unlike the scan it is bound by its warps' work (the
 // predicate runs in the reduce and the consumer warps; ballot ranks and
-// staged scatter), not by the look-back.
+// staged scatter), not by the look-back: ncu, 2^28 int32 at 50%, issue
+// slots busy 69% (compaction) and 71% (partition) of the cycles, 1.5 and 1.9
+// warp instructions per element, DRAM at 44-47% of its peak
+// (docs/results/ncu_select_metrics_2026-11-23g_h200.csv).
 // p512x4s4 is p512x4s6r3 for flagged sources, whose stages also hold a
 // tile's flags (six stages of 32 + 8 KB do not fit in 227 KB).
 inline constexpr select_shape select_shapes[] = {{512, 8},      {256, 8},        {256, 16},
@@ -48,15 +51,17 @@ inline constexpr int default_select_shape = 0;
 //   partition p512x4s6r3 0.822 / 0.825 / 0.824 ms against t512x8's 0.859 /
 //     0.867 / 0.862 and CUB DevicePartition::If's 0.825 / 0.823 / 0.809
 //     (docs/results/streamscan_bench_select_2026-11-23_h200.json);
-//   stable_partition p512x4s6r3 1.168 / 1.170 / 1.171 against t512x8's 1.394 /
-//     1.393 / 1.396; split and select_flagged p512x4s4 (flags staged with the
-//     values) 1.230 / 1.231 / 1.231 and 0.772 / 0.827 / 0.960 against t512x8's
-//     1.409 / 1.414 / 1.405 and 0.834 / 0.998 / 1.261
-//     (docs/results/streamscan_bench_select_2026-11-23f_h200.json).
+//   stable_partition p512x4s6r3 0.955 / 0.959 / 0.956 against t512x8's 1.311 /
+//     1.305 / 1.307 (both with count_selected_kernel's counting pass); split
+//     and select_flagged p512x4s4 (flags staged with the values) 1.088 / 1.088
+//     / 1.084 and 0.778 / 0.835 / 0.968 against t512x8's 1.283 / 1.283 / 1.285
+//     and 0.848 / 1.019 / 1.284
+//     (docs/results/streamscan_bench_select_2026-11-23g_h200.json).
 // Below 2^24 the persistent pipeline's start costs more than it gains: 2^20
-// partition 0.024 ms against t512x8's 0.018; at 2^24 0.069-0.070 against
-// 0.071 (split 0.100-0.101 against 0.104-0.106; select_flagged at 5% 0.068
-// against 0.065, the one loss). Compaction by predicate keeps t512x8 at every
+// partition 0.024 ms against t512x8's 0.018; at 2^24 0.070 against 0.071,
+// stable_partition 0.092-0.093 against 0.095-0.106 (any one-tile shape),
+// split 0.092-0.094 against 0.095-0.104; select_flagged at 5% 0.068 against
+// 0.065 (the one loss; 2026-11-23f run). Compaction by predicate keeps t512x8 at every
 // size: the pipelined shape wins at 50 / 95% from 2^26 but loses 8-11% at 5%.
 // Calls a pipelined shape cannot run (in place, misaligned, iterators, before
 // sm_90) take default_select_shape.
