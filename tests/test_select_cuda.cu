@@ -94,6 +94,27 @@ struct keep_all_ints {
   STREAMSCAN_HOST_DEVICE bool operator()(int) const { return true; }
 };
 
+// Runs a two-phase select call into a poisoned d_out (and d_num), then
+// checks the count and the first want.size() outputs against the oracle's.
+template <class V, class Call>
+void expect_select(const std::string& where, device_buffer<V>& d_out, device_buffer<std::int64_t>& d_num, Call call,
+                   const std::vector<V>& want, std::int64_t want_num) {
+  STREAMSCAN_TEST_CUDA(cudaMemset(d_out.get(), 0xA7, d_out.size() * sizeof(V)));
+  STREAMSCAN_TEST_CUDA(cudaMemset(d_num.get(), 0xA7, sizeof(std::int64_t)));
+  std::size_t bytes = 0;
+  ASSERT_TRUE(call(nullptr, bytes).is_ok()) << where;
+  device_buffer<unsigned char> temp(bytes);
+  const ss::status s = call(temp.get(), bytes);
+  ASSERT_TRUE(s.is_ok()) << s.message() << " " << where;
+  std::vector<V> out;
+  d_out.download(out);
+  std::vector<std::int64_t> num;
+  d_num.download(num);
+  out.resize(want.size());
+  EXPECT_EQ(num[0], want_num) << where;
+  EXPECT_TRUE(out == want) << where << " seed=" << streamscan_test::global_seed();
+}
+
 // Every candidate shape of the stable kernel (their tiles differ) on
 // compaction, partition and split, at its own tile edges.
 TEST(select_cuda_shapes, EveryShapeAtItsTileEdges) {
@@ -120,19 +141,7 @@ TEST(select_cuda_shapes, EveryShapeAtItsTileEdges) {
       const int* src = d_in.get();
       const unsigned char* fl = d_flags.get();
       auto check = [&](const char* what, auto call, const std::vector<int>& want, std::int64_t want_num) {
-        STREAMSCAN_TEST_CUDA(cudaMemset(d_out.get(), 0xA7, in.size() * sizeof(int)));
-        std::size_t bytes = 0;
-        ASSERT_TRUE(call(nullptr, bytes).is_ok());
-        device_buffer<unsigned char> temp(bytes);
-        const ss::status s = call(temp.get(), bytes);
-        ASSERT_TRUE(s.is_ok()) << s.message();
-        std::vector<int> out;
-        d_out.download(out);
-        std::vector<std::int64_t> num;
-        d_num.download(num);
-        out.resize(want.size());
-        EXPECT_EQ(num[0], want_num) << what << " " << name << " n=" << n;
-        EXPECT_TRUE(out == want) << what << " " << name << " n=" << n << " seed=" << streamscan_test::global_seed();
+        expect_select(std::string(what) + " " + name + " n=" + std::to_string(n), d_out, d_num, call, want, want_num);
       };
       const below300 pred{};
       check("select_if", [&](void* t, std::size_t& b) {
@@ -185,22 +194,9 @@ TEST(select_cuda_shapes, FlaggedPipelineTypesAndPointers) {
     const F* fl = d_flags.get() + flag_offset;
     std::ostringstream where;
     where << sizeof(V) << "-byte values, " << sizeof(F) << "-byte flags, n=" << n << " offsets " << value_offset
-          << "/" << flag_offset << " seed=" << streamscan_test::global_seed();
+          << "/" << flag_offset;
     auto check = [&](const char* what, auto call, const std::vector<V>& want, std::int64_t want_num) {
-      STREAMSCAN_TEST_CUDA(cudaMemset(d_out.get(), 0xA7, n * sizeof(V)));
-      STREAMSCAN_TEST_CUDA(cudaMemset(d_num.get(), 0xA7, sizeof(std::int64_t)));
-      std::size_t bytes = 0;
-      ASSERT_TRUE(call(nullptr, bytes).is_ok());
-      device_buffer<unsigned char> temp(bytes);
-      const ss::status s = call(temp.get(), bytes);
-      ASSERT_TRUE(s.is_ok()) << s.message();
-      std::vector<V> out;
-      d_out.download(out);
-      std::vector<std::int64_t> num;
-      d_num.download(num);
-      out.resize(want.size());
-      EXPECT_EQ(num[0], want_num) << what << " " << where.str();
-      EXPECT_TRUE(out == want) << what << " " << where.str();
+      expect_select(std::string(what) + " " + where.str(), d_out, d_num, call, want, want_num);
     };
     check("select_flagged", [&](void* t, std::size_t& b) {
       return ss::cuda::select_flagged(t, b, src, fl, d_out.get(), n, n, d_num.get(), nullptr, opt);

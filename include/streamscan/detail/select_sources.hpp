@@ -13,6 +13,10 @@
 //   bool load_keep(i)     only the classification (counting passes)
 //   void move(item, i, d) writes element i, read as `item`, to output slot d
 //   moves_index           whether move uses i (else kernels need not keep it)
+// and optionally, where an item holds more than move writes:
+//   staged, stage(item)   what a kernel keeps of an item between deciding its
+//   move_staged(s, i, d)  slot and moving it (move_staged(stage(x), i, d)
+//                         does what move(x, i, d) does)
 #pragma once
 
 #include <cstddef>
@@ -113,6 +117,10 @@ struct flagged_source {
   STREAMSCAN_HOST_DEVICE item load_kept(std::int64_t i) const { return {true, in[i]}; }
   STREAMSCAN_HOST_DEVICE bool load_keep(std::int64_t i) const { return static_cast<bool>(flags[i]) != invert; }
   STREAMSCAN_HOST_DEVICE void move(const item& it, std::int64_t, std::int64_t d) const { out[d] = it.value; }
+  // Once its slot is known, only the value matters.
+  using staged = value_of<InIt>;
+  STREAMSCAN_HOST_DEVICE static staged stage(const item& it) { return it.value; }
+  STREAMSCAN_HOST_DEVICE void move_staged(const staged& v, std::int64_t, std::int64_t d) const { out[d] = v; }
 };
 
 // Elements classified by a stencil alone: only the flags are read (16 at a

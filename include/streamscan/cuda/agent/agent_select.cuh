@@ -18,12 +18,30 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "../../detail/select_sources.hpp"
 #include "../block/block_binary.cuh"
 #include "../util/uninitialized.cuh"
 
 namespace streamscan::cuda::detail {
+
+// What the agent stages of a Source's item for the write-out: the Source's
+// `staged` where it has one (select_sources.hpp), else the item.
+template <class Source, class = void>
+struct select_stage {
+  using type = typename Source::item;
+  __device__ static const type& of(const typename Source::item& x) { return x; }
+  __device__ static void move(const Source& src, const type& x, std::int64_t i, std::int64_t d) { src.move(x, i, d); }
+};
+template <class Source>
+struct select_stage<Source, std::void_t<typename Source::staged>> {
+  using type = typename Source::staged;
+  __device__ static type of(const typename Source::item& x) { return Source::stage(x); }
+  __device__ static void move(const Source& src, const type& x, std::int64_t i, std::int64_t d) {
+    src.move_staged(x, i, d);
+  }
+};
 
 template <class Policy, class Source>
 class agent_select {
@@ -43,7 +61,7 @@ class agent_select {
   using block_counts = block_binary<threads>;
   struct temp_storage {
     typename block_counts::temp_storage counts;
-    uninitialized<item> staged[threads / 32][subgroup];
+    uninitialized<typename select_stage<Source>::type> staged[threads / 32][subgroup];
     int position[threads / 32][moves_index ? subgroup : 1];  // element offsets, for sources that move indices
   };
 
@@ -117,7 +135,8 @@ class agent_select {
     using streamscan::detail::placement;
     constexpr bool place_rejects = P == placement::reversed_rejects || P == placement::rejects_after;
     const int l = lane(), warp = static_cast<int>(threadIdx.x / 32);
-    uninitialized<item>* staged = s_.staged[warp];
+    using stage = select_stage<Source>;
+    uninitialized<typename stage::type>* staged = s_.staged[warp];
     int* position = s_.position[warp];
     std::int64_t run = kept_before;
 #pragma unroll
@@ -134,26 +153,29 @@ class agent_select {
         if ((c.kept[j] >> q) & 1u) slot = selected++;
         else if (place_rejects && at < in_tile) slot = total + (at - selected);
         if (slot >= 0) {
-          staged[slot].get() = c.v[j][q];
+          staged[slot].get() = stage::of(c.v[j][q]);
           if constexpr (moves_index) position[slot] = at;
         }
       }
       __syncwarp();
-      // Write out: consecutive lanes, consecutive slots.
-      const std::int64_t first = base + start;                  // global index of the subgroup's first element
-      const std::int64_t rejected_before = first - run;          // rejected elements before the subgroup
+      // Write out: consecutive lanes, consecutive slots. Slot e goes to
+      // run + e if selected, else to reject_base + e (rejects_after) or
+      // reject_base - e (reversed_rejects): one 64-bit base a subgroup and a
+      // 32-bit offset a slot (the write-out was 0.7 of the pipelined
+      // partition's 1.9 warp instructions an element with the 64-bit
+      // arithmetic per slot; ncu, H200).
+      const std::int64_t first = base + start;          // global index of the subgroup's first element
+      const std::int64_t rejected_before = first - run;  // rejected elements before the subgroup
+      constexpr int reject_step = P == placement::reversed_rejects ? -1 : 1;
+      const std::int64_t reject_base = P == placement::reversed_rejects ? n - 1 - rejected_before + total
+                                                                        : rejects_from + rejected_before - total;
       const int count = place_rejects ? in_tile : total;
       for (int e = l; e < count; e += 32) {
         const std::int64_t i = first + (moves_index ? position[e] : 0);
-        std::int64_t dest;
-        if (e < total) {
-          dest = run + e;
-          if (P == placement::compact && dest >= capacity) continue;
-        } else {
-          const std::int64_t r = rejected_before + (e - total);
-          dest = P == placement::reversed_rejects ? n - 1 - r : rejects_from + r;
-        }
-        src.move(staged[e].get(), i, dest);
+        const bool selected_slot = e < total;
+        const std::int64_t dest = (selected_slot ? run : reject_base) + (selected_slot ? e : reject_step * e);
+        if (P == placement::compact && dest >= capacity) continue;
+        stage::move(src, staged[e].get(), i, dest);
       }
       __syncwarp();
       run += total;
