@@ -5,6 +5,8 @@
 // These are provided so that host and device code share one definition.
 #pragma once
 
+#include <type_traits>
+
 #include "config.hpp"
 
 namespace streamscan {
@@ -29,5 +31,20 @@ struct minimum {
     return b < a ? b : a;
   }
 };
+
+// Whether op(op(a, b), c) and op(a, op(b, c)) are the same bits for every
+// a, b, c of T. Then the look-back may fold a tile's predecessors in any
+// grouping (trees, on its way back: fewer steps and round trips) and results
+// stay bit-for-bit deterministic. True for integer sums (wrapping), minima
+// and maxima; false by default (floating-point sums round differently when
+// grouped differently). Specialise it for your own operators where it holds.
+template <class Op, class T>
+struct is_exactly_associative : std::false_type {};
+template <class T>
+struct is_exactly_associative<plus, T> : std::bool_constant<std::is_integral_v<T>> {};
+template <class T>
+struct is_exactly_associative<maximum, T> : std::bool_constant<std::is_integral_v<T>> {};
+template <class T>
+struct is_exactly_associative<minimum, T> : std::bool_constant<std::is_integral_v<T>> {};
 
 }  // namespace streamscan

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "../config.hpp"
+#include "../operators.hpp"
 #include "../segmented.hpp"
 #include "../status.hpp"
 
@@ -229,3 +230,9 @@ STREAMSCAN_HOST_DEVICE inline bool segment_start(const OffsetIt& offsets, std::i
 }
 
 }  // namespace streamscan::detail
+
+namespace streamscan {
+// The restarting operator is exactly associative when (+) is.
+template <class Op, class A>
+struct is_exactly_associative<detail::segmented_op<Op>, detail::seg_pair<A>> : is_exactly_associative<Op, A> {};
+}  // namespace streamscan

@@ -158,24 +158,31 @@ class agent_select {
         }
       }
       __syncwarp();
-      // Write out: consecutive lanes, consecutive slots. Slot e goes to
-      // run + e if selected, else to reject_base + e (rejects_after) or
-      // reject_base - e (reversed_rejects): one 64-bit base a subgroup and a
-      // 32-bit offset a slot (the write-out was 0.7 of the pipelined
-      // partition's 1.9 warp instructions an element with the 64-bit
-      // arithmetic per slot; ncu, H200).
+      // Write out: consecutive lanes, consecutive slots; the selected slots
+      // [0, total) to run + e, then the rejected ones to reject_base + e
+      // (rejects_after) or reject_base - e (reversed_rejects). Fixed trip
+      // counts, so each store is a base address and an immediate offset
+      // (one loop choosing per slot cost ~13 instructions of 64-bit address
+      // arithmetic per store; SASS, sm_90).
       const std::int64_t first = base + start;          // global index of the subgroup's first element
       const std::int64_t rejected_before = first - run;  // rejected elements before the subgroup
-      constexpr int reject_step = P == placement::reversed_rejects ? -1 : 1;
-      const std::int64_t reject_base = P == placement::reversed_rejects ? n - 1 - rejected_before + total
-                                                                        : rejects_from + rejected_before - total;
-      const int count = place_rejects ? in_tile : total;
-      for (int e = l; e < count; e += 32) {
-        const std::int64_t i = first + (moves_index ? position[e] : 0);
-        const bool selected_slot = e < total;
-        const std::int64_t dest = (selected_slot ? run : reject_base) + (selected_slot ? e : reject_step * e);
-        if (P == placement::compact && dest >= capacity) continue;
-        stage::move(src, staged[e].get(), i, dest);
+      const std::int64_t room = P == placement::compact ? capacity - run : std::int64_t{total};
+      const int selected_end = room < total ? (room > 0 ? static_cast<int>(room) : 0) : total;
+#pragma unroll
+      for (int k = 0; k < subgroup / 32; ++k) {
+        const int e = l + 32 * k;
+        if (e < selected_end) stage::move(src, staged[e].get(), first + (moves_index ? position[e] : 0), run + e);
+      }
+      if constexpr (place_rejects) {
+        constexpr int step = P == placement::reversed_rejects ? -1 : 1;
+        const std::int64_t reject_base = P == placement::reversed_rejects ? n - 1 - rejected_before + total
+                                                                          : rejects_from + rejected_before - total;
+#pragma unroll
+        for (int k = 0; k < subgroup / 32; ++k) {
+          const int e = total + l + 32 * k;
+          if (e < in_tile)
+            stage::move(src, staged[e].get(), first + (moves_index ? position[e] : 0), reject_base + step * e);
+        }
       }
       __syncwarp();
       run += total;

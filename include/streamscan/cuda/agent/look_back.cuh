@@ -4,10 +4,11 @@
 //  * chained (StreamScan, seed 000 sec. 3.2): one thread waits for exactly its
 //    predecessor's inclusive prefix. Each prefix is one op on the previous one,
 //    so floating-point results do not depend on timing.
-//  * decoupled (Merrill & Garland; seed 001 sec. 2.2): warp 0 inspects the 32
-//    nearest predecessors at once, walks further back while none holds an
-//    inclusive prefix, and folds the aggregates after the nearest one, left to
-//    right, so that results are deterministic too.
+//  * decoupled (Merrill & Garland; seed 001 sec. 2.2): warp 0 inspects the
+//    nearest predecessors 128 at a time, walks further back while none holds
+//    an inclusive prefix, and folds the aggregates after the nearest one: left
+//    to right, so that results are deterministic too, or, for exactly
+//    associative operators, as trees on the way back.
 #pragma once
 
 #include <cstdint>
@@ -50,55 +51,125 @@ __device__ A wait_for_predecessor(const Status& status, std::int64_t tile) {
 // Decoupled: returns the exclusive prefix of `tile` (tile > 0) in every lane.
 // Call with the whole of warp 0. `max_sleep_ns` caps the polling backoff.
 //
-// The prefix is folded strictly left to right: from the nearest inclusive
-// prefix P_j, then A_{j+1}, ..., A_{tile-1}, one op at a time. Every P is made
-// the same way (P_i = P_{i-1} (+) A_i), so whichever P a tile happens to find,
-// it applies the same operations in the same order as the chain would: results
-// are bit-for-bit run-to-run deterministic, floating point included. Usually
-// the nearest P is a tile or two away, so the serial fold is short.
-template <class A, class Status, class Op>
+// Each round trip reads `Windows` windows of 32 predecessors at once (lane l
+// of window j reads tile top - 32 j - l): in the pipelined kernels a tile's
+// nearest inclusive prefix P lagged ~200 tiles behind at 2^28 (the look-back
+// runs several microseconds after the reduce, and ~50 tiles a microsecond
+// are taken), so a walk of one window per round trip took 4.1 us a tile and
+// kept the look-back warps 90% busy (H200 trace, experiments/pipelined_scan.cu).
+//
+// Exact = false: the prefix is folded strictly left to right, from the
+// nearest P_j, then A_{j+1}, ..., A_{tile-1}, one op at a time. Every P is
+// made the same way (P_i = P_{i-1} (+) A_i), so whichever P a tile happens to
+// find, it applies the same operations in the same order as the chain would:
+// results are bit-for-bit run-to-run deterministic, floating point included.
+// The walk goes back to the nearest P without folding, then forward again.
+// Exact = true (the op is exactly associative, streamscan::is_exactly_associative):
+// any grouping gives the same bits, so each window folds as a tree (five
+// shuffle steps) while the walk goes back, prepended to what the nearer
+// windows gave, and the walk ends at the first P.
+template <class A, bool Exact = false, int Windows = 4, class Status, class Op>
 __device__ A look_back_decoupled(const Status& status, std::int64_t tile, Op& op, unsigned max_sleep_ns = 1024) {
   const int lane = static_cast<int>(threadIdx.x % 32);
   constexpr unsigned all = 0xffffffffu;
-  // Lane l inspects tile `window - l`; waits until none of those is X.
-  // Tile 0 always publishes P, so lanes past it (negative tiles) lie beyond
-  // the P that ends the walk and read as P.
-  auto inspect = [&](std::int64_t window, A& value) {
-    const std::int64_t pred = window - lane;
-    tile_flag flag = tile_prefix;
+  constexpr int K = Windows;
+  // Lane l of window j reads tile top - 32 j - l; waits until none of those
+  // is X. Tile 0 always publishes P, so lanes past it (negative tiles) lie
+  // beyond the P that ends any walk and read as P. prefixes[j]: the ballot
+  // of window j's P lanes.
+  auto inspect = [&](std::int64_t top, A (&value)[K], unsigned (&prefixes)[K]) {
+    tile_flag flag[K];
     spin_backoff backoff(max_sleep_ns);
     while (true) {
-      if (pred >= 0) flag = status.peek(pred, value);
-      if (!__any_sync(all, flag == tile_invalid)) break;
+      bool waiting = false;
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        const std::int64_t pred = top - 32 * j - lane;
+        flag[j] = pred >= 0 ? status.peek(pred, value[j]) : tile_prefix;
+        waiting |= flag[j] == tile_invalid;
+      }
+      if (!__any_sync(all, waiting)) break;
       backoff.pause();
     }
-    return __ballot_sync(all, flag == tile_prefix);
+#pragma unroll
+    for (int j = 0; j < K; ++j) prefixes[j] = __ballot_sync(all, flag[j] == tile_prefix);
   };
-  // Folds lanes [0, from] of `value` into acc, highest lane (earliest tile) first.
-  auto fold = [&](A acc, const A& value, int from) {
-    for (int l = from; l >= 0; --l) acc = op(acc, shfl_idx(all, value, l));
-    return acc;
-  };
-
-  // Walk back to the nearest window holding a P.
-  std::int64_t window = tile - 1;
-  A value{};
-  unsigned prefixes;
-  while ((prefixes = inspect(window, value)) == 0) window -= 32;
-  int p = __ffs(prefixes) - 1;
-  A acc = fold(shfl_idx(all, value, p), value, p - 1);
-  // Then forward through the nearer windows, re-read in order. A tile that
-  // has turned P since is a valid new start: it holds the same fold.
-  for (window += 32; window <= tile - 1; window += 32) {
-    prefixes = inspect(window, value);
-    if (prefixes) {
-      p = __ffs(prefixes) - 1;
-      acc = fold(shfl_idx(all, value, p), value, p - 1);
-    } else {
-      acc = fold(acc, value, 31);
+  A value[K];
+  unsigned prefixes[K];
+  if constexpr (Exact) {
+    // value[last] (+) ... (+) value[0] of lanes [0, last], in every lane.
+    auto window_fold = [&](A v, int last) {
+#pragma unroll
+      for (int d = 1; d < 32; d *= 2) {
+        const A t = shfl_down(all, v, d);
+        if (lane + d <= last) v = op(t, v);
+      }
+      return shfl_idx(all, v, 0);
+    };
+    A acc{};
+    bool started = false;
+    for (std::int64_t top = tile - 1;; top -= 32 * K) {
+      inspect(top, value, prefixes);
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        const int last = prefixes[j] ? __ffs(prefixes[j]) - 1 : 31;
+        const A w = window_fold(value[j], last);
+        acc = started ? op(w, acc) : w;
+        started = true;
+        if (prefixes[j]) return acc;
+      }
     }
+  } else {
+    // Folds lanes [0, from] of `v` into acc, highest lane (earliest tile) first.
+    auto fold = [&](A acc, const A& v, int from) {
+      for (int l = from; l >= 0; --l) acc = op(acc, shfl_idx(all, v, l));
+      return acc;
+    };
+    // acc from the nearest P of a group of windows holding one, then the
+    // nearer windows of the group (unrolled: the windows stay in registers).
+    auto fold_from_prefix = [&]() {
+      int nearest = K;
+#pragma unroll
+      for (int j = K - 1; j >= 0; --j)
+        if (prefixes[j]) nearest = j;
+      A acc{};
+#pragma unroll
+      for (int j = K - 1; j >= 0; --j) {
+        if (j == nearest) {
+          const int p = __ffs(prefixes[j]) - 1;
+          acc = fold(shfl_idx(all, value[j], p), value[j], p - 1);
+        } else if (j < nearest) {
+          acc = fold(acc, value[j], 31);
+        }
+      }
+      return acc;
+    };
+    auto any_prefix = [&]() {
+      unsigned any = 0;
+#pragma unroll
+      for (int j = 0; j < K; ++j) any |= prefixes[j];
+      return any != 0;
+    };
+    // Walk back to the nearest group holding a P.
+    std::int64_t top = tile - 1;
+    for (;; top -= 32 * K) {
+      inspect(top, value, prefixes);
+      if (any_prefix()) break;
+    }
+    A acc = fold_from_prefix();
+    // Then forward through the nearer groups, re-read in order. A tile that
+    // has turned P since is a valid new start: it holds the same fold.
+    for (top += 32 * K; top <= tile - 1; top += 32 * K) {
+      inspect(top, value, prefixes);
+      if (any_prefix()) {
+        acc = fold_from_prefix();
+      } else {
+#pragma unroll
+        for (int j = K - 1; j >= 0; --j) acc = fold(acc, value[j], 31);
+      }
+    }
+    return acc;
   }
-  return acc;
 }
 
 // A tile total that no predecessor can change (a segmented scan's total over

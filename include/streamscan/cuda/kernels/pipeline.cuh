@@ -154,6 +154,8 @@ __device__ __forceinline__ void load_scan_row(const A* stage, const A* in, const
 //   value, agg                 what the stages hold; what the look-back carries
 //   const value* in            the input (tiles of Shape::tile_items)
 //   agg combine(agg, agg)      associative, in tile order
+//   bool exact_combine         combine is exactly associative (the look-back
+//                              may group it freely; look_back.cuh)
 //   maybe<agg> first_prefix()  what goes before tile 0 (absent: nothing)
 //   bool mirrored              backward: tiles taken from the far end
 //   with Shape::side_bytes > 0, a side stream staged with each tile (e.g.
@@ -354,7 +356,7 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
         }
       } else {
         auto op = [&](const G& a, const G& b) { return prog.combine(a, b); };
-        const G prefix = look_back_decoupled<G>(status, tile, op, Shape::look_back_sleep_ns);
+        const G prefix = look_back_decoupled<G, Program::exact_combine>(status, tile, op, Shape::look_back_sleep_ns);
         if (lane == 0) {
           const G total = info[s].total.get();
           if (tile + 1 < tiles && !total_is_prefix(total)) status.publish(tile, tile_prefix, prog.combine(prefix, total));

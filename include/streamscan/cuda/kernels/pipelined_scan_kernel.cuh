@@ -26,6 +26,7 @@ struct pipelined_scan_program {
   using value = A;
   using agg = A;
   static constexpr bool mirrored = false;
+  static constexpr bool exact_combine = streamscan::is_exactly_associative<Op, A>::value;
   struct rows {
     A v[R][W];
   };

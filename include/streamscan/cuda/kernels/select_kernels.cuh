@@ -144,6 +144,7 @@ struct pipelined_select_program {
   using item = typename Source::item;
   using agg = C;
   static constexpr bool mirrored = false;
+  static constexpr bool exact_combine = true;  // counts
   struct agent_policy {
     static constexpr int threads = 32 * Shape::scan_warps;
     static constexpr int vectors = Shape::rows;

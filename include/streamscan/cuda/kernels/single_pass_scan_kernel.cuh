@@ -77,7 +77,10 @@ __device__ maybe<A> resolve_tile_prefix(const tile_status<A>& status, const tile
     if (threadIdx.x < 32) {
       const bool known = total_is_prefix(tile_total);
       if (threadIdx.x == 0 && !t.last) status.publish(t.tile, known ? tile_prefix : tile_aggregate, tile_total);
-      const A prefix = look_back_decoupled<A>(status, t.tile, op, MaxSleepNs);
+      // One window per round trip: here the nearest P is a tile or two away
+      // and extra windows would add to the polling traffic.
+      const A prefix =
+          look_back_decoupled<A, streamscan::is_exactly_associative<Op, A>::value, 1>(status, t.tile, op, MaxSleepNs);
       if (threadIdx.x == 0) {
         if (!t.last && !known) status.publish(t.tile, tile_prefix, op(prefix, tile_total));
         shared_prefix.get() = prefix;
