@@ -110,8 +110,9 @@ TEST_F(single_pass_cuda, concurrent_streams) {
 // tile totals (the chain by construction, the look-back by folding in order),
 // so float results must be bit-for-bit the same on every run, whatever the
 // timing: alone, or sharing the GPU with other work on another stream.
-void check_float_determinism(ss::scan_strategy strategy) {
-  SCOPED_TRACE(std::string("seed ") + std::to_string(st::global_seed()) + " " + ss::to_string(strategy));
+void check_float_determinism(ss::scan_strategy strategy, const char* policy = nullptr) {
+  SCOPED_TRACE(std::string("seed ") + std::to_string(st::global_seed()) + " " + ss::to_string(strategy) + " policy " +
+               (policy ? policy : "default"));
   auto rng = st::make_rng(std::string("determinism_") + ss::to_string(strategy));
   const std::int64_t n = (std::int64_t{1} << 24) + 12345;
   const auto in = st::random_vector<float>(rng, n);
@@ -129,7 +130,7 @@ void check_float_determinism(ss::scan_strategy strategy) {
     }
     STREAMSCAN_TEST_CUDA(cudaMemsetAsync(d_out.get(), 0xA7, n * sizeof(float), st::test_stream()));
     ss::cuda::inclusive_scan(static_cast<const float*>(d_in.get()), d_out.get(), n, ss::plus{}, st::test_stream(),
-                             {strategy});
+                             {strategy, policy});
     STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
     d_out.download(run == 0 ? first : again);
     if (run > 0) {
@@ -145,6 +146,17 @@ void check_float_determinism(ss::scan_strategy strategy) {
 
 TEST_F(single_pass_cuda, float_results_are_deterministic) {
   for (const auto strategy : single_pass) check_float_determinism(strategy);
+}
+
+// The chained guarantee holds for every launch configuration it has: each of
+// its candidate shapes (2D matrix scan, StreamScan's 3D scans) is bit-for-bit
+// repeatable on its own (different shapes group the sums differently).
+TEST_F(single_pass_cuda, chained_float_results_are_deterministic_in_every_shape) {
+  const auto set = ss::detail::candidates_for(ss::scan_strategy::chained, sizeof(float));
+  for (int i = 0; i < set.count; ++i) {
+    const std::string name = ss::detail::candidate_name(ss::scan_strategy::chained, sizeof(float), i);
+    check_float_determinism(ss::scan_strategy::chained, name.c_str());
+  }
 }
 
 }  // namespace

@@ -160,8 +160,10 @@ void list_candidates() {
         std::printf(" %s%s", streamscan::detail::candidate_name(s, bytes, i).c_str(), i == set.default_index ? "*" : "");
       std::printf("\n");
     }
-  std::printf("  (decoupled_lookback: tYxZ = Y threads x Z 16-byte loads in flight per thread; chained:\n"
-              "   threads-block scan; multi-pass: pN = N partitions per SM)\n");
+  std::printf("  (decoupled_lookback: tYxZ = Y threads x Z 16-byte loads in flight per thread; pipelined pYxZsS:\n"
+              "   S stages in shared memory; chained: tY-SCAN = 2D matrix scan, Y threads, block scan SCAN;\n"
+              "   cYrRsS / sYrRsS = StreamScan 3D scan, coalesced / strided loads, Y threads, R register and\n"
+              "   S shared-memory pieces per warp; multi-pass: pN = N partitions per SM)\n");
 }
 
 }  // namespace streamscan_tool

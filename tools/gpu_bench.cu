@@ -81,15 +81,11 @@ void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench
     add("thrust::inclusive_scan", "-", ms, buf.matches_reference());
   }
 
-  for (const auto strategy : {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add,
-                              streamscan::scan_strategy::chained, streamscan::scan_strategy::decoupled_lookback}) {
+  // One strategy at one policy ("": its default or tuned one).
+  auto bench_strategy = [&](streamscan::scan_strategy strategy, const std::string& policy) {
     const std::string name = streamscan::to_string(strategy);
-    if (!wants(o, name)) continue;
     bar.step(where + name);
-    // chained: one serial hand-off per tile (~0.4 us on an H200): past 2^26 it
-    // only runs when asked for by name.
-    if (strategy == streamscan::scan_strategy::chained && log2n > 26 && !o.algorithms_given) continue;
-    const streamscan::scan_options opt{strategy};
+    const streamscan::scan_options opt{strategy, policy.empty() ? nullptr : policy.c_str()};
     streamscan::cuda::scan_plan plan;
     streamscan::throw_if_error(streamscan::cuda::describe_scan<T>(n, opt, plan, op));
     std::size_t temp_bytes = 0;
@@ -112,13 +108,35 @@ void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench
     else ms = median_ms(o.repeat, run_with(opt));
     buf.poison();
     run_with(opt)(0);
-    add(name, plan.policy + " (" + plan.source + ")", ms, buf.matches_reference());
+    const bool is_default = policy.empty() || policy == default_policy;
+    add(name, plan.policy + (policy.empty() ? " (" + plan.source + ")" : is_default ? " (default)" : ""), ms,
+        buf.matches_reference());
     if (compare) {
       buf.poison();
       run_with(defaults)(0);
       add(name + " (defaults)", default_policy + " (default)", default_ms, buf.matches_reference());
     }
     cudaFree(temp);
+  };
+  for (const auto strategy : {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add,
+                              streamscan::scan_strategy::chained, streamscan::scan_strategy::decoupled_lookback}) {
+    const std::string name = streamscan::to_string(strategy);
+    if (!wants(o, name)) continue;
+    // chained runs every candidate (seed 000's ablation: 2D matrix scan,
+    // StreamScan's coalesced and strided 3D scans, with and without register
+    // pieces); the others their default (or tuned) policy.
+    std::vector<std::string> policies{""};
+    if (strategy == streamscan::scan_strategy::chained) {
+      policies.clear();
+      const int count = streamscan::detail::candidates_for(strategy, sizeof(T)).count;
+      for (int i = 0; i < count; ++i) {
+        // The 2D matrix scan hands off every 8 KiB tile (~0.4 us each on an
+        // H200): past 2^26 it only runs when chained is asked for by name.
+        if (i < streamscan::detail::tile_shape_count && log2n > 26 && !o.algorithms_given) continue;
+        policies.push_back(streamscan::detail::candidate_name(strategy, sizeof(T), i));
+      }
+    }
+    for (const std::string& policy : policies) bench_strategy(strategy, policy);
   }
   cuda_check(cudaDeviceSynchronize(), "bench");
 }

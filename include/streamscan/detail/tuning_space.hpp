@@ -5,7 +5,9 @@
 //
 // A candidate has a short name written to the tuning file, e.g. "t256x12"
 // (decoupled look-back: 256 threads, 12 16-byte loads in flight per thread),
-// "t512-raking" (chained: 512 threads, raking block scan), "p16" (multi-pass:
+// "t512-raking" (chained, 2D matrix scan: 512 threads, raking block scan),
+// "c512r8s8" (chained, StreamScan: coalesced loads, 512 threads, 8 register
+// and 8 shared-memory pieces per thread group), "p16" (multi-pass:
 // 16 partitions per SM).
 #pragma once
 
@@ -81,9 +83,42 @@ inline constexpr tile_shape tile_shapes[] = {{256, block_scan_algorithm::kogge_s
                                              {512, block_scan_algorithm::raking},
                                              {128, block_scan_algorithm::kogge_stone}};
 inline constexpr int tile_shape_count = sizeof(tile_shapes) / sizeof(tile_shapes[0]);
-// chained: every tile is one serial hand-off (~0.4 us on an H200), so it
-// starts with the larger tile.
 constexpr int default_tile_shape(bool chained) { return chained ? 1 : 0; }
+
+// chained's own candidates, after the tile shapes above (seed 000's 2D matrix
+// scan, agent_scan.cuh): StreamScan's 3D arrangement (agent_stream_scan.cuh).
+// Warp-sized thread groups, each owning `register_pieces` + `shared_pieces`
+// pieces of 32 x (32 bytes) of the tile: register pieces live in registers,
+// shared pieces in shared memory (sec. 3.3.2); loads coalesced through a
+// padded shared-memory matrix or strided straight into each lane's rows
+// (sec. 3.3.3-3.3.4). Every tile costs one serial hand-off of the chain
+// (~0.4 us on an H200), so the shapes are large: one block of 512 threads
+// per SM holds 64 KiB of values in registers and 128 KiB in shared memory.
+enum class stream_load : char { coalesced = 'c', strided = 's' };
+struct stream_shape {
+  stream_load load;
+  int threads;
+  int register_pieces;
+  int shared_pieces;
+};
+inline constexpr stream_shape stream_shapes[] = {{stream_load::coalesced, 512, 8, 8},
+                                                 {stream_load::strided, 512, 8, 8},
+                                                 {stream_load::coalesced, 512, 0, 8}};
+inline constexpr int stream_shape_count = sizeof(stream_shapes) / sizeof(stream_shapes[0]);
+inline constexpr int stream_row_bytes = 32;  // a piece's row: 32 bytes of values (at least one value)
+constexpr int stream_row_items(std::size_t value_bytes) {
+  return value_bytes >= stream_row_bytes ? 1 : static_cast<int>(stream_row_bytes / value_bytes);
+}
+// Pieces scale down for values past 32 bytes, so a tile's bytes stay put.
+constexpr int stream_pieces(int pieces, std::size_t value_bytes) {
+  return value_bytes <= stream_row_bytes ? pieces : static_cast<int>(pieces * stream_row_bytes / value_bytes);
+}
+constexpr std::int64_t stream_tile_items(const stream_shape& s, std::size_t value_bytes) {
+  const int pieces = stream_pieces(s.register_pieces, value_bytes) + stream_pieces(s.shared_pieces, value_bytes);
+  return std::int64_t{s.threads} * (pieces > 0 ? pieces : 1) * stream_row_items(value_bytes);
+}
+inline constexpr int chained_candidate_count = tile_shape_count + stream_shape_count;
+inline constexpr int default_chained_candidate = tile_shape_count;  // the first stream shape
 
 constexpr int items_per_thread_for(std::size_t value_bytes) {
   const int items = value_bytes >= 64 ? 1 : static_cast<int>(64 / value_bytes);
@@ -98,7 +133,7 @@ inline constexpr int partition_count_count = sizeof(partition_counts) / sizeof(p
 
 // The candidates one strategy has for one value size, by name.
 struct candidate_set {
-  enum kind_t { none, vector, tile, partitions } kind = none;
+  enum kind_t { none, vector, chained, partitions } kind = none;
   int count = 0;
   int default_index = 0;
 };
@@ -109,7 +144,7 @@ constexpr candidate_set candidates_for(scan_strategy s, std::size_t value_bytes)
       if (vector_shapes_tunable(value_bytes))
         return {candidate_set::vector, vector_shape_count, default_vector_shape(value_bytes)};
       return {};
-    case scan_strategy::chained: return {candidate_set::tile, tile_shape_count, default_tile_shape(true)};
+    case scan_strategy::chained: return {candidate_set::chained, chained_candidate_count, default_chained_candidate};
     case scan_strategy::reduce_then_scan:
     case scan_strategy::scan_then_add: return {candidate_set::partitions, partition_count_count, 0};
     default: return {};
@@ -128,8 +163,14 @@ inline std::string candidate_name(scan_strategy s, std::size_t value_bytes, int 
       else
         std::snprintf(buf, sizeof buf, "t%dx%d", vector_shapes[index].threads, vector_shapes[index].vectors);
       break;
-    case candidate_set::tile:
-      std::snprintf(buf, sizeof buf, "t%d-%s", tile_shapes[index].threads, to_string(tile_shapes[index].algorithm));
+    case candidate_set::chained:
+      if (index < tile_shape_count) {
+        std::snprintf(buf, sizeof buf, "t%d-%s", tile_shapes[index].threads, to_string(tile_shapes[index].algorithm));
+      } else {
+        const stream_shape& t = stream_shapes[index - tile_shape_count];
+        std::snprintf(buf, sizeof buf, "%c%dr%ds%d", static_cast<char>(t.load), t.threads, t.register_pieces,
+                      t.shared_pieces);
+      }
       break;
     case candidate_set::partitions: std::snprintf(buf, sizeof buf, "p%d", partition_counts[index]); break;
     default: return {};
@@ -145,7 +186,9 @@ constexpr std::int64_t candidate_tile_items(scan_strategy s, std::size_t value_b
   const bool vector_kernel = value_bytes <= 16 && 16 % value_bytes == 0;
   if (set.kind == candidate_set::vector)
     return std::int64_t{vector_shapes[index].threads} * vector_shapes[index].vectors * static_cast<int>(16 / value_bytes);
-  if (set.kind == candidate_set::tile) return std::int64_t{tile_shapes[index].threads} * items_per_thread_for(value_bytes);
+  if (set.kind == candidate_set::chained)
+    return index < tile_shape_count ? std::int64_t{tile_shapes[index].threads} * items_per_thread_for(value_bytes)
+                                    : stream_tile_items(stream_shapes[index - tile_shape_count], value_bytes);
   if (s == scan_strategy::decoupled_lookback || s == scan_strategy::automatic)
     return vector_kernel ? std::int64_t{fixed_vector_threads} * fixed_vector_values_per_thread
                          : std::int64_t{tile_shapes[default_tile_shape(false)].threads} * items_per_thread_for(value_bytes);

@@ -155,9 +155,47 @@ status launch_pipelined_scan(const char* fn, unsigned char* bytes, const A* in, 
                             reinterpret_cast<unsigned long long*>(bytes), init, mode, op);
 }
 
+// The chained scan on StreamScan's 3D intra-block scan, stream_shapes[Shape]:
+// 16-byte accesses on aligned raw pointers of A, else one value at a time.
+// Temp storage at `bytes` (reset). False in `ran` where the shape's shared
+// memory does not fit this GPU (large values); the caller runs the 2D one.
+template <int Shape, class A, class InIt, class OutIt, class Op>
+status launch_stream_scan(const char* fn, unsigned char* bytes, InIt in, OutIt out, std::int64_t n, Op op,
+                          maybe<A> init, scan_mode mode, cudaStream_t stream, const device_facts& facts, bool& ran) {
+  using policy = stream_scan_policy_for<A, Shape>;
+  ran = false;
+  auto go = [&](auto io) {
+    using io_t = decltype(io);
+    using agent_t = agent_stream_scan<policy, io_t, A, Op>;
+    const auto kernel = stream_scan_kernel<policy, io_t, A, Op>;
+    constexpr std::size_t dynamic = agent_t::shared_bytes;
+    if (static_cast<std::size_t>(facts.max_shared_per_block) < dynamic + sizeof(typename agent_t::temp_storage) + 1024)
+      return status::ok();
+    if (const cudaError_t e =
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic));
+        e != cudaSuccess) {
+      cudaGetLastError();
+      return cuda_status(fn, "preparing stream_scan_kernel (shared memory)", e);
+    }
+    ran = true;
+    const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
+    return launch_with_shared(fn, "stream_scan_kernel<chained>", kernel, tiles, policy::threads, dynamic, stream, io,
+                              n, tile_status<A>(bytes + tile_counter_bytes, tiles),
+                              reinterpret_cast<unsigned long long*>(bytes), init, mode, op);
+  };
+  if constexpr (vector_kernel_fits<A, InIt, OutIt>()) {
+    constexpr int v = static_cast<int>(16 / sizeof(A));
+    if (policy::row_items % v == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
+        reinterpret_cast<std::uintptr_t>(out) % 16 == 0)
+      return go(stream_pointer_io<A, v>{in, out});
+  }
+  return go(stream_iterator_io<A, InIt, OutIt>{in, out});
+}
+
 // Single-pass strategies: temp storage is a tile counter and the tile status
 // words, both reset by one stream-ordered memset; then one kernel. The chained
-// scan always runs seed 000's matrix scan in shared memory (agent_scan); the
+// scan runs seed 000's intra-block scans: StreamScan's 3D one
+// (agent_stream_scan, the default) or the 2D matrix scan (agent_scan); the
 // decoupled look-back runs the vectorised agent where the pointers allow.
 template <bool Chained, class A, class InIt, class OutIt, class Op>
 status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt out,
@@ -205,9 +243,21 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
                   single_pass_scan_kernel<policy, kind, A, InIt, OutIt, Op>, tiles, policy::threads, stream, in,
                   out, n, tile_status<A>(bytes + counter_bytes, tiles), counter, init, mode, op);
   };
-  if constexpr (Chained)
-    return visit_candidate<streamscan::detail::tile_shape_count>(chosen.index, run);
-  else
+  if constexpr (Chained) {
+    return visit_candidate<streamscan::detail::chained_candidate_count>(chosen.index, [&](auto shape) {
+      constexpr int index = decltype(shape)::value;
+      constexpr int tile_shapes = streamscan::detail::tile_shape_count;
+      if constexpr (index < tile_shapes) {
+        return run(shape);
+      } else {
+        bool ran = false;
+        const status s =
+            launch_stream_scan<index - tile_shapes, A>(fn, bytes, in, out, n, op, init, mode, stream, facts, ran);
+        if (!s || ran) return s;
+        return run(std::integral_constant<int, streamscan::detail::default_tile_shape(true)>{});
+      }
+    });
+  } else
     return run(std::integral_constant<int, streamscan::detail::default_tile_shape(false)>{});
 }
 

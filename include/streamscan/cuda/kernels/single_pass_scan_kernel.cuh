@@ -9,8 +9,10 @@
 // Two kernels share the tile protocol: a general one (any iterators, any
 // conversion, tiles through shared memory: agent_scan) and a vectorised one
 // for raw, 16-byte aligned pointers of the accumulator type
-// (agent_single_pass_scan). segmented_scan_kernel.cuh adds the dedicated
-// segmented scan on the same protocol.
+// (agent_single_pass_scan). The chained scan also runs StreamScan's own
+// intra-block scan (agent_stream_scan: thread groups, registers + shared
+// memory, strided or coalesced loads). segmented_scan_kernel.cuh adds the
+// dedicated segmented scan on the same protocol.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,7 @@
 #include "../../detail/segmented_scan.hpp"
 #include "../agent/agent_scan.cuh"
 #include "../agent/agent_single_pass_scan.cuh"
+#include "../agent/agent_stream_scan.cuh"
 #include "../agent/look_back.cuh"
 #include "../agent/tile_status.cuh"
 #include "../util/uninitialized.cuh"
@@ -133,6 +136,26 @@ __global__ void __launch_bounds__(Policy::threads)
   const maybe<A> prefix =
       resolve_tile_prefix<LookBack, Policy::look_back_sleep_ns>(status, t, tile_total, init, op, shared_prefix);
   agent.finish(t.base, t.valid, values, meta, prefix, mode);
+}
+
+// The chained scan with seed 000's 3D intra-block scan: one tile per block,
+// its shared pieces in dynamic shared memory (agent_stream_scan.cuh).
+template <class Policy, class IO, class A, class Op>
+__global__ void __launch_bounds__(Policy::threads, 1)
+    stream_scan_kernel(IO io, std::int64_t n, tile_status<A> status, unsigned long long* tile_counter,
+                       maybe<A> init, scan_mode mode, Op op) {
+  using agent_t = agent_stream_scan<Policy, IO, A, Op>;
+  extern __shared__ __align__(16) unsigned char stream_rows[];
+  __shared__ typename agent_t::temp_storage storage;
+  __shared__ std::int64_t shared_tile;
+  __shared__ uninitialized<A> shared_prefix;
+  const tile_slot t = next_tile<agent_t::tile_items>(tile_counter, n, shared_tile);
+  agent_t agent(storage, stream_rows, io, op);
+  A reg[agent_t::RS][agent_t::W];
+  const A tile_total = agent.reduce(t.base, t.valid, reg, mode);
+  const maybe<A> prefix =
+      resolve_tile_prefix<look_back_kind::chained>(status, t, tile_total, init, op, shared_prefix);
+  agent.scan(t.base, t.valid, reg, prefix, mode);
 }
 
 }  // namespace streamscan::cuda::detail
