@@ -117,6 +117,11 @@ constexpr std::int64_t stream_tile_items(const stream_shape& s, std::size_t valu
   const int pieces = stream_pieces(s.register_pieces, value_bytes) + stream_pieces(s.shared_pieces, value_bytes);
   return std::int64_t{s.threads} * (pieces > 0 ? pieces : 1) * stream_row_items(value_bytes);
 }
+// The 3D scan takes raw pointers of values whose size divides 16 (16-byte
+// accesses); other values and iterators run the 2D default for any stream
+// shape (its instances for every iterator type would cost more compile time
+// than they would save run time).
+constexpr bool stream_scan_applies(std::size_t value_bytes) { return value_bytes <= 16 && 16 % value_bytes == 0; }
 inline constexpr int chained_candidate_count = tile_shape_count + stream_shape_count;
 inline constexpr int default_chained_candidate = tile_shape_count;  // the first stream shape
 
@@ -187,8 +192,10 @@ constexpr std::int64_t candidate_tile_items(scan_strategy s, std::size_t value_b
   if (set.kind == candidate_set::vector)
     return std::int64_t{vector_shapes[index].threads} * vector_shapes[index].vectors * static_cast<int>(16 / value_bytes);
   if (set.kind == candidate_set::chained)
-    return index < tile_shape_count ? std::int64_t{tile_shapes[index].threads} * items_per_thread_for(value_bytes)
-                                    : stream_tile_items(stream_shapes[index - tile_shape_count], value_bytes);
+    return index >= tile_shape_count && stream_scan_applies(value_bytes)
+               ? stream_tile_items(stream_shapes[index - tile_shape_count], value_bytes)
+               : std::int64_t{tile_shapes[index < tile_shape_count ? index : default_tile_shape(true)].threads} *
+                     items_per_thread_for(value_bytes);
   if (s == scan_strategy::decoupled_lookback || s == scan_strategy::automatic)
     return vector_kernel ? std::int64_t{fixed_vector_threads} * fixed_vector_values_per_thread
                          : std::int64_t{tile_shapes[default_tile_shape(false)].threads} * items_per_thread_for(value_bytes);

@@ -44,8 +44,8 @@
 namespace streamscan::cuda::detail {
 
 // Where the StreamScan agent reads and writes: raw 16-byte-aligned pointers
-// of A, V = 16 / sizeof(A) values per access; or any iterators, one value
-// per access (V = 1), converted to A on the way in.
+// of A, V = 16 / sizeof(A) values per access. (An IO with V = 1 would take
+// iterators; the dispatcher runs the 2D matrix scan for those instead.)
 template <class A, int V>
 struct stream_pointer_io {
   static constexpr int width = V;
@@ -63,17 +63,6 @@ struct stream_pointer_io {
     store_16<A, V>(out + i, raw);
   }
   __device__ A load_one(std::int64_t i) const { return in[i]; }
-  __device__ void store_one(std::int64_t i, const A& v) const { out[i] = v; }
-};
-
-template <class A, class InIt, class OutIt>
-struct stream_iterator_io {
-  static constexpr int width = 1;
-  InIt in;
-  OutIt out;
-  __device__ void load(std::int64_t i, A (&v)[1]) const { v[0] = load_one(i); }
-  __device__ void store(std::int64_t i, const A (&v)[1]) const { store_one(i, v[0]); }
-  __device__ A load_one(std::int64_t i) const { return static_cast<A>(in[i]); }
   __device__ void store_one(std::int64_t i, const A& v) const { out[i] = v; }
 };
 

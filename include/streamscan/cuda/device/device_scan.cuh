@@ -32,7 +32,9 @@ namespace streamscan::cuda {
 // tile edges).
 template <class A>
 constexpr std::int64_t scan_tile_items(scan_strategy strategy = scan_strategy::automatic) {
-  return strategy == scan_strategy::chained ? detail::stream_scan_policy_for<A, 0>::tile_items
+  return strategy == scan_strategy::chained
+             ? (streamscan::detail::stream_scan_applies(sizeof(A)) ? detail::stream_scan_policy_for<A, 0>::tile_items
+                                                                  : single_pass_policy_for<A, true>::tile_items)
          : strategy == scan_strategy::decoupled_lookback || strategy == scan_strategy::automatic
              ? (vector_scan_policy_for<A>::applies ? vector_scan_policy_for<A>::tile_items
                                                    : single_pass_policy_for<A, false>::tile_items)

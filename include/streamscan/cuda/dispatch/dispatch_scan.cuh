@@ -155,17 +155,20 @@ status launch_pipelined_scan(const char* fn, unsigned char* bytes, const A* in, 
                             reinterpret_cast<unsigned long long*>(bytes), init, mode, op);
 }
 
-// The chained scan on StreamScan's 3D intra-block scan, stream_shapes[Shape]:
-// 16-byte accesses on aligned raw pointers of A, else one value at a time.
-// Temp storage at `bytes` (reset). False in `ran` where the shape's shared
-// memory does not fit this GPU (large values); the caller runs the 2D one.
+// The chained scan on StreamScan's 3D intra-block scan, stream_shapes[Shape],
+// on 16-byte aligned raw pointers of A (16-byte accesses). Temp storage at
+// `bytes` (reset). False in `ran` where it does not apply (iterators,
+// misaligned pointers, value sizes that do not divide 16; see
+// stream_scan_applies); the caller runs the 2D matrix scan instead.
 template <int Shape, class A, class InIt, class OutIt, class Op>
 status launch_stream_scan(const char* fn, unsigned char* bytes, InIt in, OutIt out, std::int64_t n, Op op,
                           maybe<A> init, scan_mode mode, cudaStream_t stream, const device_facts& facts, bool& ran) {
-  using policy = stream_scan_policy_for<A, Shape>;
   ran = false;
-  auto go = [&](auto io) {
-    using io_t = decltype(io);
+  if constexpr (vector_kernel_fits<A, InIt, OutIt>()) {
+    if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0 || reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
+      return status::ok();
+    using policy = stream_scan_policy_for<A, Shape>;
+    using io_t = stream_pointer_io<A, static_cast<int>(16 / sizeof(A))>;
     using agent_t = agent_stream_scan<policy, io_t, A, Op>;
     const auto kernel = stream_scan_kernel<policy, io_t, A, Op>;
     constexpr std::size_t dynamic = agent_t::shared_bytes;
@@ -179,17 +182,13 @@ status launch_stream_scan(const char* fn, unsigned char* bytes, InIt in, OutIt o
     }
     ran = true;
     const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
-    return launch_with_shared(fn, "stream_scan_kernel<chained>", kernel, tiles, policy::threads, dynamic, stream, io,
-                              n, tile_status<A>(bytes + tile_counter_bytes, tiles),
+    return launch_with_shared(fn, "stream_scan_kernel<chained>", kernel, tiles, policy::threads, dynamic, stream,
+                              io_t{in, out}, n, tile_status<A>(bytes + tile_counter_bytes, tiles),
                               reinterpret_cast<unsigned long long*>(bytes), init, mode, op);
-  };
-  if constexpr (vector_kernel_fits<A, InIt, OutIt>()) {
-    constexpr int v = static_cast<int>(16 / sizeof(A));
-    if (policy::row_items % v == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
-        reinterpret_cast<std::uintptr_t>(out) % 16 == 0)
-      return go(stream_pointer_io<A, v>{in, out});
+  } else {
+    (void)bytes, (void)in, (void)out, (void)n, (void)op, (void)init, (void)mode, (void)stream, (void)facts;
+    return status::ok();
   }
-  return go(stream_iterator_io<A, InIt, OutIt>{in, out});
 }
 
 // Single-pass strategies: temp storage is a tile counter and the tile status
