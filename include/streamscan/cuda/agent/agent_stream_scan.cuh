@@ -269,9 +269,16 @@ class agent_stream_scan {
     }
   }
 
-  // Unit k of a coalesced piece (k = 32 j + lane): its 16-byte unit in the
-  // piece, i.e. row k / (W / V), values from column (k % (W / V)) * V.
+  // A coalesced piece is read and written in units of V values (16 bytes),
+  // lane l taking units k = 32 j + l: unit k is row k / (W / V) of the
+  // piece, from column (k % (W / V)) * V.
   static constexpr int units_per_row = W / V;
+  __device__ void slot_write_unit(int s, int k, const A (&v)[V]) const {
+    slot_write(s, k / units_per_row, (k % units_per_row) * V, v);
+  }
+  __device__ void slot_read_unit(int s, int k, A (&v)[V]) const {
+    slot_read(s, k / units_per_row, (k % units_per_row) * V, v);
+  }
 
   template <bool Full>
   __device__ void load(std::int64_t base, int valid, A (&reg)[RS][W]) {
@@ -298,7 +305,7 @@ class agent_stream_scan {
           A v[V];
 #pragma unroll
           for (int i = 0; i < V; ++i) v[i] = reg[p][j * V + i];
-          slot_write(0, k / units_per_row, (k % units_per_row) * V, v);
+          slot_write_unit(0, k, v);
         }
         __syncwarp();
         read_slot_row(0, reg[p]);
@@ -311,7 +318,7 @@ class agent_stream_scan {
           const int k = 32 * j + lane_;
           A v[V];
           load_vector<Full>(base, piece_start(p) + k * V, valid, filler, v);
-          slot_write(p - R, k / units_per_row, (k % units_per_row) * V, v);
+          slot_write_unit(p - R, k, v);
         }
       __syncwarp();  // the shared pieces' rows are in place
     } else {
@@ -340,7 +347,7 @@ class agent_stream_scan {
         for (int j = 0; j < units_per_row; ++j) {
           const int k = 32 * j + lane_;
           A v[V];
-          slot_read(p - R, k / units_per_row, (k % units_per_row) * V, v);
+          slot_read_unit(p - R, k, v);
           store_vector<Full>(base, piece_start(p) + k * V, valid, skip_first, v);
         }
 #pragma unroll
@@ -352,7 +359,7 @@ class agent_stream_scan {
         for (int j = 0; j < units_per_row; ++j) {
           const int k = 32 * j + lane_;
           A v[V];
-          slot_read(0, k / units_per_row, (k % units_per_row) * V, v);
+          slot_read_unit(0, k, v);
           store_vector<Full>(base, piece_start(p) + k * V, valid, skip_first, v);
         }
       }

@@ -266,10 +266,11 @@ template <class A, class Op>
 status plan_scan(const char* fn, std::int64_t n, scan_options opt, int device, scan_strategy& strategy,
                  chosen_policy& chosen) {
   strategy = opt.strategy;
-  // automatic: the decoupled look-back, fastest or tied in every measured case
-  // (docs/performance.md, H200, 2026-11-21, 2^28: int32 0.695 ms against
-  // reduce_then_scan's 0.93; 16-byte struct 3.45 against 4.8; uint64 1.72,
-  // level with reduce_then_scan), and deterministic as well.
+  // automatic: the decoupled look-back, fastest of ours for every type and
+  // size measured (docs/performance.md; H100, 2026-11-24, 2^28: int32 0.831 ms
+  // against chained's 1.722, uint64 1.811 against 3.495, 16-byte struct 4.110
+  // against 17.34; H200, 2026-11-21: reduce_then_scan 0.93 ms for int32,
+  // 4.86 for the struct), and deterministic as well.
   if (strategy == scan_strategy::automatic) strategy = scan_strategy::decoupled_lookback;
   if (status s = choose_policy(fn, strategy, sizeof(A), streamscan::tuning::op_class<A, Op>(), n, opt.policy, device,
                                chosen);

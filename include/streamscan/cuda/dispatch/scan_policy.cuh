@@ -27,10 +27,13 @@ struct scan_policy_for {
   static constexpr block_scan_algorithm block_algorithm = block_scan_algorithm::kogge_stone;
 };
 
-// The matrix-scan single-pass kernel (chained always; decoupled look-back on
-// iterators): tile_shapes[Shape]. chained's default has twice the threads:
-// every tile costs one serial hand-off (a status store seen by the next
-// block: ~0.4 us on an H200), while the exchange buffer still fits 48 KiB.
+// The matrix-scan single-pass kernel (seed 000's 2D scan: chained's first
+// candidates and its fallback where the 3D scan does not apply; the decoupled
+// look-back on iterators): tile_shapes[Shape]. chained's 2D default has twice
+// the threads: every tile costs one serial hand-off (a status store seen by
+// the next block: ~0.4 us on an H100 or H200), while the exchange buffer still
+// fits 48 KiB. chained's 3D shapes: stream_scan_policy_for
+// (agent_stream_scan.cuh).
 template <class A, bool Chained, int Shape = streamscan::detail::default_tile_shape(Chained)>
 struct single_pass_policy_for {
   static constexpr streamscan::detail::tile_shape shape = streamscan::detail::tile_shapes[Shape];
