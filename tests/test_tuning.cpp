@@ -247,3 +247,29 @@ TEST(TuningFile, ReloadFollowsTheEnvironment) {
 }
 
 }  // namespace
+
+// chained's candidates: the 2D matrix shapes keep their names (tuning files
+// written before the 3D shapes stay valid), then StreamScan's 3D shapes, the
+// default; every name is unique and found again by candidate_index. The 3D
+// shapes' tiles follow their pieces for values whose size divides 16; other
+// values run the 2D default, whose tile they then report.
+TEST(TuningCandidates, ChainedNamesAndTiles) {
+  namespace sd = streamscan::detail;
+  for (const std::size_t bytes : {1, 2, 4, 8, 12, 16, 32}) {
+    const sd::candidate_set set = sd::candidates_for(scan_strategy::chained, bytes);
+    ASSERT_EQ(set.count, sd::tile_shape_count + sd::stream_shape_count);
+    EXPECT_EQ(sd::candidate_name(scan_strategy::chained, bytes, set.default_index), "c512r8s8");
+    for (int i = 0; i < set.count; ++i) {
+      const std::string name = sd::candidate_name(scan_strategy::chained, bytes, i);
+      EXPECT_EQ(sd::candidate_index(scan_strategy::chained, bytes, name), i) << name;
+      EXPECT_EQ(name[0] == 't', i < sd::tile_shape_count) << name;
+    }
+  }
+  EXPECT_EQ(sd::candidate_name(scan_strategy::chained, 4, 0), "t256-kogge_stone");
+  // 512 threads x 16 pieces x 32 bytes of values a row.
+  EXPECT_EQ(sd::candidate_tile_items(scan_strategy::chained, 4, sd::default_chained_candidate), 512 * 16 * 8);
+  EXPECT_EQ(sd::candidate_tile_items(scan_strategy::chained, 16, sd::default_chained_candidate), 512 * 16 * 2);
+  EXPECT_EQ(sd::candidate_tile_items(scan_strategy::chained, 4, sd::default_chained_candidate + 2), 512 * 8 * 8);
+  EXPECT_EQ(sd::candidate_tile_items(scan_strategy::chained, 12, sd::default_chained_candidate),
+            sd::candidate_tile_items(scan_strategy::chained, 12, sd::default_tile_shape(true)));
+}
