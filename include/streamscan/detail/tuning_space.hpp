@@ -120,7 +120,11 @@ constexpr std::int64_t stream_tile_items(const stream_shape& s, std::size_t valu
 // The 3D scan takes raw pointers of values whose size divides 16 (16-byte
 // accesses); other values and iterators run the 2D default for any stream
 // shape (its instances for every iterator type would cost more compile time
-// than they would save run time).
+// than they would save run time). So do misaligned pointers and GPUs whose
+// blocks cannot have the shape's shared memory (c512r8s8 and c512r0s8 need
+// 192 KiB, s512r8s8 128 KiB: Hopper and Blackwell have it, an A100's 163 KiB
+// does not); candidate_tile_items and describe_scan name the shape asked
+// for, not that fallback.
 constexpr bool stream_scan_applies(std::size_t value_bytes) { return value_bytes <= 16 && 16 % value_bytes == 0; }
 inline constexpr int chained_candidate_count = tile_shape_count + stream_shape_count;
 inline constexpr int default_chained_candidate = tile_shape_count;  // the first stream shape
