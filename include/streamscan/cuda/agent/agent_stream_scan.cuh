@@ -27,7 +27,9 @@
 // rescans its rows from what precedes them in the group; warp 0 scans the
 // group totals, the caller resolves the tile's prefix (the chain), and the
 // prefix of the tile and of the groups before goes in front of every value.
-// No identity element is assumed: absent prefixes are `maybe`s.
+// No identity element is assumed: absent prefixes are `maybe`s. Values are
+// read and written through tile_io.cuh's pointer_tile_io (raw 16-byte-aligned
+// pointers; the dispatcher runs the 2D matrix scan for anything else).
 #pragma once
 
 #include <cstdint>
@@ -43,29 +45,6 @@
 
 namespace streamscan::cuda::detail {
 
-// Where the StreamScan agent reads and writes: raw 16-byte-aligned pointers
-// of A, V = 16 / sizeof(A) values per access. (An IO with V = 1 would take
-// iterators; the dispatcher runs the 2D matrix scan for those instead.)
-template <class A, int V>
-struct stream_pointer_io {
-  static constexpr int width = V;
-  const A* in;
-  A* out;
-  __device__ void load(std::int64_t i, A (&v)[V]) const {
-    const vector_of<A, V> raw = load_16<A, V>(in + i);
-#pragma unroll
-    for (int c = 0; c < V; ++c) v[c] = raw.x[c];
-  }
-  __device__ void store(std::int64_t i, const A (&v)[V]) const {
-    vector_of<A, V> raw;
-#pragma unroll
-    for (int c = 0; c < V; ++c) raw.x[c] = v[c];
-    store_16<A, V>(out + i, raw);
-  }
-  __device__ A load_one(std::int64_t i) const { return in[i]; }
-  __device__ void store_one(std::int64_t i, const A& v) const { out[i] = v; }
-};
-
 // The compile-time shape of stream_shapes[Shape] for values of A.
 template <class A, int Shape>
 struct stream_scan_policy_for {
@@ -73,11 +52,12 @@ struct stream_scan_policy_for {
   static constexpr bool coalesced = shape.load == streamscan::detail::stream_load::coalesced;
   static constexpr int threads = shape.threads;
   static constexpr int row_items = streamscan::detail::stream_row_items(sizeof(A));  // W
-  static constexpr int register_pieces = streamscan::detail::stream_pieces(shape.register_pieces, sizeof(A));
-  static constexpr int shared_pieces_wanted = streamscan::detail::stream_pieces(shape.shared_pieces, sizeof(A));
-  // At least one piece, in registers when nothing else is left.
-  static constexpr int shared_pieces = register_pieces + shared_pieces_wanted > 0 ? shared_pieces_wanted : 0;
-  static constexpr int register_pieces_used = register_pieces + shared_pieces > 0 ? register_pieces : 1;
+  static constexpr int shared_pieces = streamscan::detail::stream_pieces(shape.shared_pieces, sizeof(A));
+  // At least one piece: in registers when the shape's scale down to none.
+  static constexpr int register_pieces =
+      streamscan::detail::stream_pieces(shape.register_pieces, sizeof(A)) + shared_pieces > 0
+          ? streamscan::detail::stream_pieces(shape.register_pieces, sizeof(A))
+          : 1;
   static constexpr std::int64_t tile_items = streamscan::detail::stream_tile_items(shape, sizeof(A));
   static_assert(threads % 32 == 0 && threads <= 1024, "whole warps, at most 32 groups");
 };
@@ -85,9 +65,10 @@ struct stream_scan_policy_for {
 template <class Policy, class IO, class A, class Op>
 class agent_stream_scan {
  public:
-  static constexpr int V = IO::width;
+  static constexpr int V = IO::width;  // values per 16-byte access
+  using meta_t = typename IO::vector_meta;
   static constexpr int W = Policy::row_items;
-  static constexpr int R = Policy::register_pieces_used;
+  static constexpr int R = Policy::register_pieces;
   static constexpr int L = Policy::shared_pieces;
   static constexpr int P = R + L;
   static constexpr int RS = R > 0 ? R : 1;  // the register array's extent (no zero-length arrays)
@@ -251,21 +232,23 @@ class agent_stream_scan {
   // value by value, the filler past `valid`.
   template <bool Full>
   __device__ void load_vector(std::int64_t base, int at, int valid, const A& filler, A (&v)[V]) const {
+    meta_t meta{};
     if (Full) {
-      io_.load(base + at, v);
+      io_.load(base, at, v, meta);
     } else {
 #pragma unroll
-      for (int i = 0; i < V; ++i) v[i] = at + i < valid ? io_.load_one(base + at + i) : filler;
+      for (int i = 0; i < V; ++i) v[i] = at + i < valid ? io_.load_one(base, at + i, meta, i) : filler;
     }
   }
   template <bool Full>
   __device__ void store_vector(std::int64_t base, int at, int valid, bool skip_first, const A (&v)[V]) const {
+    const meta_t meta{};
     if (Full) {
-      io_.store(base + at, v);
+      io_.store(base, at, v, meta);
     } else {
 #pragma unroll
       for (int i = 0; i < V; ++i)
-        if (at + i < valid && !(skip_first && base + at + i == 0)) io_.store_one(base + at + i, v[i]);
+        if (at + i < valid && !(skip_first && base + at + i == 0)) io_.store_one(base, at + i, v[i], meta, i);
     }
   }
 
@@ -282,7 +265,8 @@ class agent_stream_scan {
 
   template <bool Full>
   __device__ void load(std::int64_t base, int valid, A (&reg)[RS][W]) {
-    const A filler = Full ? A{} : io_.load_one(base);
+    meta_t none{};
+    const A filler = Full ? A{} : io_.load_one(base, 0, none, 0);
     if constexpr (coalesced) {
       // Every register piece's units first (all in flight at once), then
       // each through the transit slot (slot 0) into its rows, then the

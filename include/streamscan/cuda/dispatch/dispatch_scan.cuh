@@ -156,39 +156,34 @@ status launch_pipelined_scan(const char* fn, unsigned char* bytes, const A* in, 
 }
 
 // The chained scan on StreamScan's 3D intra-block scan, stream_shapes[Shape],
-// on 16-byte aligned raw pointers of A (16-byte accesses). Temp storage at
-// `bytes` (reset). False in `ran` where it does not apply (iterators,
-// misaligned pointers, value sizes that do not divide 16; see
-// stream_scan_applies); the caller runs the 2D matrix scan instead.
-template <int Shape, class A, class InIt, class OutIt, class Op>
-status launch_stream_scan(const char* fn, unsigned char* bytes, InIt in, OutIt out, std::int64_t n, Op op,
+// on raw pointers of A (16-byte accesses). Temp storage at `bytes` (reset).
+// False in `ran` where the pointers are not 16-byte aligned or the GPU's
+// blocks cannot have the shape's shared memory; the caller then runs the 2D
+// matrix scan (as it does for iterators and value sizes that do not divide 16).
+template <int Shape, class A, class Op>
+status launch_stream_scan(const char* fn, unsigned char* bytes, const A* in, A* out, std::int64_t n, Op op,
                           maybe<A> init, scan_mode mode, cudaStream_t stream, const device_facts& facts, bool& ran) {
   ran = false;
-  if constexpr (vector_kernel_fits<A, InIt, OutIt>()) {
-    if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0 || reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
-      return status::ok();
-    using policy = stream_scan_policy_for<A, Shape>;
-    using io_t = stream_pointer_io<A, static_cast<int>(16 / sizeof(A))>;
-    using agent_t = agent_stream_scan<policy, io_t, A, Op>;
-    const auto kernel = stream_scan_kernel<policy, io_t, A, Op>;
-    constexpr std::size_t dynamic = agent_t::shared_bytes;
-    if (static_cast<std::size_t>(facts.max_shared_per_block) < dynamic + sizeof(typename agent_t::temp_storage) + 1024)
-      return status::ok();
-    if (const cudaError_t e =
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic));
-        e != cudaSuccess) {
-      cudaGetLastError();
-      return cuda_status(fn, "preparing stream_scan_kernel (shared memory)", e);
-    }
-    ran = true;
-    const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
-    return launch_with_shared(fn, "stream_scan_kernel<chained>", kernel, tiles, policy::threads, dynamic, stream,
-                              io_t{in, out}, n, tile_status<A>(bytes + tile_counter_bytes, tiles),
-                              reinterpret_cast<unsigned long long*>(bytes), init, mode, op);
-  } else {
-    (void)bytes, (void)in, (void)out, (void)n, (void)op, (void)init, (void)mode, (void)stream, (void)facts;
+  if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0 || reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
     return status::ok();
+  using policy = stream_scan_policy_for<A, Shape>;
+  using io_t = pointer_tile_io<A, static_cast<int>(16 / sizeof(A))>;
+  using agent_t = agent_stream_scan<policy, io_t, A, Op>;
+  const auto kernel = stream_scan_kernel<policy, io_t, A, Op>;
+  constexpr std::size_t dynamic = agent_t::shared_bytes;
+  if (static_cast<std::size_t>(facts.max_shared_per_block) < dynamic + sizeof(typename agent_t::temp_storage) + 1024)
+    return status::ok();
+  if (const cudaError_t e =
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic));
+      e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, "preparing stream_scan_kernel (shared memory)", e);
   }
+  ran = true;
+  const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
+  return launch_with_shared(fn, "stream_scan_kernel<chained>", kernel, tiles, policy::threads, dynamic, stream,
+                            io_t{in, out, n}, n, tile_status<A>(bytes + tile_counter_bytes, tiles),
+                            reinterpret_cast<unsigned long long*>(bytes), init, mode, op);
 }
 
 // Single-pass strategies: temp storage is a tile counter and the tile status
@@ -249,10 +244,12 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
       if constexpr (index < tile_shapes) {
         return run(shape);
       } else {
-        bool ran = false;
-        const status s =
-            launch_stream_scan<index - tile_shapes, A>(fn, bytes, in, out, n, op, init, mode, stream, facts, ran);
-        if (!s || ran) return s;
+        if constexpr (vector_kernel_fits<A, InIt, OutIt>()) {
+          bool ran = false;
+          const status s = launch_stream_scan<index - tile_shapes>(fn, bytes, static_cast<const A*>(in), out, n, op,
+                                                                   init, mode, stream, facts, ran);
+          if (!s || ran) return s;
+        }
         return run(std::integral_constant<int, streamscan::detail::default_tile_shape(true)>{});
       }
     });
