@@ -90,8 +90,10 @@ class agent_select {
   }
 
   // Marks which of the lane's loaded elements (of [0, valid)) are selected;
-  // returns how many. No barrier.
-  __device__ static unsigned mark(const Source& src, int valid, classified& c) {
+  // returns how many. No barrier. Full (std::true_type): valid is the whole
+  // tile, known at compile time (no bounds checks).
+  template <class Full = std::false_type>
+  __device__ static unsigned mark(const Source& src, int valid, classified& c, Full = {}) {
     const int first = warp_first();
     unsigned lane_count = 0;
 #pragma unroll
@@ -99,7 +101,8 @@ class agent_select {
       unsigned bits = 0;
 #pragma unroll
       for (int q = 0; q < width; ++q)
-        if ((valid == tile_items || first + 32 * width * j + q < valid) && src.keep(c.v[j][q])) bits |= 1u << q;
+        if ((Full::value || valid == tile_items || first + 32 * width * j + q < valid) && src.keep(c.v[j][q]))
+          bits |= 1u << q;
       c.kept[j] = bits;
       lane_count += static_cast<unsigned>(__popc(bits));
     }
@@ -127,11 +130,11 @@ class agent_select {
   // elements before this warp's slice (tile prefix + warps before). With
   // placement::compact only selected slots below `capacity` are written;
   // reversed_rejects puts the r-th rejected element at n-1-r, rejects_after
-  // at rejects_from + r.
-  template <streamscan::detail::placement P>
+  // at rejects_from + r. Full: as for mark.
+  template <streamscan::detail::placement P, class Full = std::false_type>
   __device__ void scatter(const Source& src, std::int64_t base, int valid, const classified& c,
                           std::int64_t kept_before, std::int64_t n, std::int64_t capacity,
-                          std::int64_t rejects_from) {
+                          std::int64_t rejects_from, Full = {}) {
     using streamscan::detail::placement;
     constexpr bool place_rejects = P == placement::reversed_rejects || P == placement::rejects_after;
     const int l = lane(), warp = static_cast<int>(threadIdx.x / 32);
@@ -142,7 +145,8 @@ class agent_select {
 #pragma unroll
     for (int j = 0; j < vectors; ++j) {
       const int start = warp * warp_items + j * subgroup;  // the subgroup's first element in the tile
-      const int in_tile = valid - start < subgroup ? (valid - start > 0 ? valid - start : 0) : subgroup;
+      const int in_tile =
+          Full::value || valid - start >= subgroup ? subgroup : (valid - start > 0 ? valid - start : 0);
       int total = 0;
       int selected = subgroup_rank(c.kept[j], total);  // selected in the subgroup before this lane's next
       // Stage: selected at [0, total), rejected after them, each in order.
@@ -168,20 +172,35 @@ class agent_select {
       const std::int64_t rejected_before = first - run;  // rejected elements before the subgroup
       const std::int64_t room = P == placement::compact ? capacity - run : std::int64_t{total};
       const int selected_end = room < total ? (room > 0 ? static_cast<int>(room) : 0) : total;
-#pragma unroll
-      for (int k = 0; k < subgroup / 32; ++k) {
-        const int e = l + 32 * k;
-        if (e < selected_end) stage::move(src, staged[e].get(), first + (moves_index ? position[e] : 0), run + e);
-      }
-      if constexpr (place_rejects) {
-        constexpr int step = P == placement::reversed_rejects ? -1 : 1;
-        const std::int64_t reject_base = P == placement::reversed_rejects ? n - 1 - rejected_before + total
-                                                                          : rejects_from + rejected_before - total;
+      constexpr int step = P == placement::reversed_rejects ? -1 : 1;
+      const std::int64_t reject_base = P == placement::reversed_rejects ? n - 1 - rejected_before + total
+                                                                        : rejects_from + rejected_before - total;
+      if (place_rejects && Full::value) {
+        // Every slot holds an element: one pass over the slots, each to its
+        // selected or rejected place (half the stores and bounds checks of
+        // the two passes below; sass-profile of the H100 partition kernel).
 #pragma unroll
         for (int k = 0; k < subgroup / 32; ++k) {
-          const int e = total + l + 32 * k;
-          if (e < in_tile)
-            stage::move(src, staged[e].get(), first + (moves_index ? position[e] : 0), reject_base + step * e);
+          // Two stores of fixed address, one predicated off: cheaper than
+          // choosing a 64-bit destination per slot.
+          const int e = l + 32 * k;
+          const std::int64_t from = first + (moves_index ? position[e] : 0);
+          if (e < total) stage::move(src, staged[e].get(), from, run + e);
+          else stage::move(src, staged[e].get(), from, reject_base + step * e);
+        }
+      } else {
+#pragma unroll
+        for (int k = 0; k < subgroup / 32; ++k) {
+          const int e = l + 32 * k;
+          if (e < selected_end) stage::move(src, staged[e].get(), first + (moves_index ? position[e] : 0), run + e);
+        }
+        if constexpr (place_rejects) {
+#pragma unroll
+          for (int k = 0; k < subgroup / 32; ++k) {
+            const int e = total + l + 32 * k;
+            if (e < in_tile)
+              stage::move(src, staged[e].get(), first + (moves_index ? position[e] : 0), reject_base + step * e);
+          }
         }
       }
       __syncwarp();
