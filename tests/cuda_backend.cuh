@@ -291,13 +291,15 @@ struct cuda_backend {
 // kernel (sm_90+; other calls and in-place compaction fall back to the
 // default): flagged calls on the shape with room for the flags.
 struct cuda_backend_pipelined_select : cuda_backend {
-  static constexpr const char* select_policy = "p512x4s6r3";
-  static constexpr const char* flagged_select_policy = "p512x4s4";
+  static constexpr const char* select_policy = "p512x2s12r4";  // the defaults from 2^24 (select_policy.cuh)
+  static constexpr const char* flagged_select_policy = "p512x2s10";
   static std::vector<streamscan::select_strategy> compaction_strategies() {
     return {streamscan::select_strategy::automatic};
   }
-  // int32 input: 512 consumer threads x 4 rows x 4 values.
-  static std::int64_t select_chunk() { return streamscan::cuda::select_policy<4, 4>::tile_items; }
+  // int32 input: 512 consumer threads x 2 rows x 4 values.
+  static std::int64_t select_chunk() {
+    return streamscan::cuda::select_policy<4, streamscan::cuda::default_partition_shape>::tile_items;
+  }
 };
 
 }  // namespace streamscan_test

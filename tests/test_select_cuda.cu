@@ -164,7 +164,7 @@ TEST(select_cuda_shapes, EveryShapeAtItsTileEdges) {
   }
 }
 
-// Flagged calls on the pipelined shape that stages the flags (p512x4s4):
+// Flagged calls on the pipelined shape that stages the flags (p512x2s10):
 // 8-byte values with bool flags (two values a 16-byte row, a side stream of
 // T bools), and 4-byte values whose flags or values start off a 16-byte
 // boundary (the one-tile kernel then). Split and select_flagged, full and
@@ -215,17 +215,37 @@ TEST(select_cuda_shapes, FlaggedPipelineTypesAndPointers) {
     run(std::int32_t{}, std::uint8_t{}, n, 0, 0);
     run(std::int32_t{}, std::uint8_t{}, n, 0, 1);
     run(std::int32_t{}, std::uint8_t{}, n, 1, 0);
-    run(std::int32_t{}, std::int32_t{}, n, 0, 0);  // 32 KB of flags a tile: no room, the one-tile kernel
+    run(std::int32_t{}, std::int32_t{}, n, 0, 0);  // flags as wide as the values: no room, the one-tile kernel
   }
 }
 
 // The built-in defaults on both sides of pipelined_select_from (one-tile
 // kernel below, a pipelined one from there on sm_90+) of every call whose
 // default changes there: partition (rejected in reverse input order),
-// stable_partition, split (by flags, falses first) and select_flagged.
+// stable_partition, split (by flags, falses first) and select_flagged; and
+// select_if on both sides of pipelined_compaction_from.
 TEST(select_cuda_convenience, DefaultsAroundPipelinedFrom) {
   if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
   auto rng = streamscan_test::make_rng("select_cuda_partition_from");
+  for (const std::int64_t n : {ss::cuda::pipelined_compaction_from - 1, ss::cuda::pipelined_compaction_from + 2053}) {
+    std::vector<int> in(n), kept;
+    for (auto& x : in) x = static_cast<int>(rng() % 1000);
+    for (const int x : in)
+      if (below300{}(x)) kept.push_back(x);
+    device_buffer<int> d_in(n), d_out(n);
+    device_buffer<std::int64_t> d_num(1);
+    d_in.upload(in);
+    STREAMSCAN_TEST_CUDA(cudaMemset(d_out.get(), 0xA7, n * sizeof(int)));
+    EXPECT_EQ(ss::cuda::select_if(d_in.get(), d_out.get(), n, n, below300{}), static_cast<std::int64_t>(kept.size()))
+        << "select_if n=" << n;
+    std::vector<int> got;
+    d_out.download(got);
+    EXPECT_TRUE(std::equal(kept.begin(), kept.end(), got.begin())) << "select_if n=" << n << " seed "
+                                                                  << streamscan_test::global_seed();
+    EXPECT_TRUE(std::all_of(got.begin() + static_cast<std::ptrdiff_t>(kept.size()), got.end(),
+                            [](int x) { return x == static_cast<int>(0xA7A7A7A7u); }))
+        << "select_if wrote past its count, n=" << n;
+  }
   for (const std::int64_t n : {ss::cuda::pipelined_select_from - 1, ss::cuda::pipelined_select_from + 4099}) {
     std::vector<int> in(n);
     for (auto& x : in) x = static_cast<int>(rng() % 1000);

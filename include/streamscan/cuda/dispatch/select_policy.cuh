@@ -28,46 +28,51 @@ struct select_shape {
 // fit, each looping over tiles and loading its next tile before the current
 // one's look-back) ran 3-4x slower and were dropped (256 x 8: 1.96 / 2.10 /
 // 1.92 ms, same run as the numbers above' re-measurement, 2026-11-22).
-// The pipelined shape p512x4s6r3 (tiles streamed into shared memory while
-// earlier ones look back) is a candidate, not the default: H200, 2026-11-23,
-// 0.762 / 0.772 / 0.858 ms against t512x8's 0.545 / 0.661 / 0.870 (p256x8s6
-// 0.82-1.16 / 0.85-1.15 / 1.03-1.08, r3 0.841 / 0.869 / 1.007, r6 0.859 /
-// 0.929 / 1.082): unlike the scan it is bound by its warps' work (the
-// predicate runs in the reduce and the consumer warps; ballot ranks and
-// staged scatter), not by the look-back: ncu, 2^28 int32 at 50%, issue
-// slots busy 69% (compaction) and 71% (partition) of the cycles, 1.5 and 1.9
-// warp instructions per element, DRAM at 44-47% of its peak
-// (docs/results/ncu_select_metrics_2026-11-23g_h200.csv).
-// p512x4s4 is p512x4s6r3 for flagged sources, whose stages also hold a
-// tile's flags (six stages of 32 + 8 KB do not fit in 227 KB).
-inline constexpr select_shape select_shapes[] = {{512, 8},      {256, 8},        {256, 16},
-                                                 {128, 16},     {512, 4, 6, 3},  {512, 4, 4, 2}};
+// Pipelined shapes (tiles streamed into shared memory while earlier ones
+// look back), each a candidate for every call: p512x4s6r3 (tiles of 8192
+// int32, 6 stages), p512x4s4 (its flagged twin: six stages of 32 + 8 KB do
+// not fit in 227 KB), and the smaller tiles with more stages p512x2s12r4
+// (4096 int32, 12 stages, 4 reduce warps: the segmented scan's default
+// shape) and p512x2s10 (its flagged twin, 10 stages of 16 + 4 KB). More
+// stages of smaller tiles keep more of each SM's loads in flight; the select
+// kernels are not issue-bound at full clocks (H100 ncu, 2^28 at 50%: issue
+// 40-50%, DRAM 72% of peak, no excess bytes; docs/performance.md). H100,
+// 2026-11-24, 2^28 int32 at 5 / 50 / 95% kept
+// (docs/results/streamscan_bench_select_2026-11-24e_h100.json):
+//   partition       p512x2s12r4 0.851 / 0.851 / 0.843 ms, p512x4s6r3 0.896 /
+//                   0.900 / 0.890, t512x8 0.962 / 0.962 / 0.958, CUB 1.013 /
+//                   1.011 / 0.993;
+//   select_if       p512x2s12r4 0.537 / 0.646 / 0.810, p512x4s6r3 0.539 /
+//                   0.684 / 0.870, t512x8 0.580 / 0.745 / 0.897;
+//   split           p512x2s10 1.114 / 1.141 / 1.109, p512x4s4 1.226 / 1.228 /
+//                   1.224;
+//   select_flagged  p512x2s10 0.812 / 0.839 / 0.961, p512x4s4 0.781 / 0.920 /
+//                   1.081.
+// Tiles of 2048 (p512x1s24r4, p512x1s20) ran 6-55% slower and were dropped.
+// On the H200 (2026-11-23) p512x4s6r3 lost 8-11% to t512x8 for compaction at
+// 5% kept; the smaller-tile shapes are not measured there yet.
+inline constexpr select_shape select_shapes[] = {{512, 8},        {256, 8},        {256, 16},
+                                                 {128, 16},       {512, 4, 6, 3},  {512, 4, 4, 2},
+                                                 {512, 2, 12, 4}, {512, 2, 10, 2}};
 inline constexpr int select_shape_count = sizeof(select_shapes) / sizeof(select_shapes[0]);
 inline constexpr int default_select_shape = 0;
-// Calls that write every element (partition, stable_partition, split) and
-// flagged compaction default to a pipelined shape for 4-byte values from
-// pipelined_select_from of them (8-byte values are not measured yet and keep
-// t512x8). H200, 2026-11-23, 2^28 int32 at 5 / 50 / 95% selected:
-//   partition p512x4s6r3 0.822 / 0.825 / 0.824 ms against t512x8's 0.859 /
-//     0.867 / 0.862 and CUB DevicePartition::If's 0.825 / 0.823 / 0.809
-//     (docs/results/streamscan_bench_select_2026-11-23_h200.json);
-//   stable_partition p512x4s6r3 0.955 / 0.959 / 0.956 against t512x8's 1.311 /
-//     1.305 / 1.307 (both with count_selected_kernel's counting pass); split
-//     and select_flagged p512x4s4 (flags staged with the values) 1.088 / 1.088
-//     / 1.084 and 0.778 / 0.835 / 0.968 against t512x8's 1.283 / 1.283 / 1.285
-//     and 0.848 / 1.019 / 1.284
-//     (docs/results/streamscan_bench_select_2026-11-23g_h200.json).
-// Below 2^24 the persistent pipeline's start costs more than it gains: 2^20
-// partition 0.024 ms against t512x8's 0.018; at 2^24 0.070 against 0.071,
-// stable_partition 0.092-0.093 against 0.095-0.106 (any one-tile shape),
-// split 0.092-0.094 against 0.095-0.104; select_flagged at 5% 0.068 against
-// 0.065 (the one loss; 2026-11-23f run). Compaction by predicate keeps t512x8 at every
-// size: the pipelined shape wins at 50 / 95% from 2^26 but loses 8-11% at 5%.
+// The defaults, for 4-byte values (8-byte values are not measured on the
+// pipeline yet and keep t512x8): calls that write every element (partition,
+// stable_partition; p512x2s12r4) and flagged calls (split, select_flagged;
+// p512x2s10, the flags staged with the values) from pipelined_select_from;
+// compaction by predicate (p512x2s12r4) from pipelined_compaction_from.
+// Below those the persistent pipeline's start costs more than it gains (same
+// run, 2^24: select_if p512x2s12r4 0.061 / 0.066 / 0.075 ms against t512x8's
+// 0.058 / 0.066 / 0.072; at 2^26 0.156 / 0.190 / 0.229 against 0.162 / 0.205
+// / 0.238; partition at 2^24 0.077 / 0.076 against t512x8's 0.078 / 0.078 at
+// 50 / 95%; split p512x2s10 0.099 / 0.099 / 0.097 against t512x8's 0.106 /
+// 0.103 / 0.102).
 // Calls a pipelined shape cannot run (in place, misaligned, iterators, before
-// sm_90) take default_select_shape.
-inline constexpr int default_partition_shape = 4;   // p512x4s6r3
-inline constexpr int flagged_pipelined_shape = 5;   // p512x4s4
+// sm_90, flags too wide for the stage) take default_select_shape.
+inline constexpr int default_partition_shape = 6;   // p512x2s12r4
+inline constexpr int flagged_pipelined_shape = 7;   // p512x2s10
 inline constexpr std::int64_t pipelined_select_from = std::int64_t{1} << 24;
+inline constexpr std::int64_t pipelined_compaction_from = std::int64_t{1} << 26;
 static_assert(select_shapes[default_partition_shape].stages > 0 && select_shapes[flagged_pipelined_shape].stages > 0,
               "the pipelined shapes");
 // The default shape (the rule above) of a call that writes every element
@@ -76,7 +81,7 @@ static_assert(select_shapes[default_partition_shape].stages > 0 && select_shapes
 constexpr int default_shape_for(bool writes_all, bool flagged, std::size_t item_bytes, std::int64_t n) {
   if (item_bytes != 4 || n < pipelined_select_from) return default_select_shape;
   if (flagged) return flagged_pipelined_shape;
-  return writes_all ? default_partition_shape : default_select_shape;
+  return writes_all || n >= pipelined_compaction_from ? default_partition_shape : default_select_shape;
 }
 
 constexpr int select_vectors(const select_shape& shape, int width) {
