@@ -32,6 +32,7 @@ struct pipe_policy {
   static constexpr int scan_warps = ScanWarps, rows = Rows, stages = Stages, look_back_warps = LookBackWarps,
                        reduce_warps = ReduceWarps;
   static constexpr unsigned look_back_sleep_ns = 1024;
+  static constexpr int look_back_windows = 4;
 };
 
 struct buffers {

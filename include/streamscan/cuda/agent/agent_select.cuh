@@ -208,7 +208,6 @@ class agent_select {
     }
   }
 
- private:
   // The rank of this lane's selected elements among the subgroup's (those of
   // lanes below it), by one ballot per bit of its count; `total` gets the
   // subgroup's count.
@@ -226,6 +225,7 @@ class agent_select {
     return rank;
   }
 
+ private:
   __device__ static int lane() { return static_cast<int>(threadIdx.x % 32); }
   // The lane's first element in the tile.
   __device__ static int warp_first() { return static_cast<int>(threadIdx.x / 32) * warp_items + lane() * width; }

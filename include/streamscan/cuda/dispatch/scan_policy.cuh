@@ -72,6 +72,7 @@ struct vector_scan_policy_for {
   static constexpr int rows = vectors;
   static constexpr int reduce_warps = 2;
   static constexpr int look_back_warps = 2;
+  static constexpr int look_back_windows = 4;
 };
 
 // The smallest tile any single-pass candidate of A can run with: the status

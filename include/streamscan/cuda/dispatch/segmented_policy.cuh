@@ -83,6 +83,7 @@ struct segmented_scan_policy {
   static constexpr int rows = vectors;
   static constexpr int reduce_warps = segmented_shapes[Shape].reduce_warps;
   static constexpr int look_back_warps = 2;
+  static constexpr int look_back_windows = 4;
 };
 
 // Whether values of `value_bytes` can take a pipelined shape: 4 and 8 bytes

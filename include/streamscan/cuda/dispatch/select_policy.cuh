@@ -100,6 +100,7 @@ struct select_policy {
   static constexpr int rows = vectors;
   static constexpr int reduce_warps = select_shapes[Shape].reduce_warps;
   static constexpr int look_back_warps = 2;
+  static constexpr int look_back_windows = 4;
 };
 
 // The smallest tile of any shape: the tile status words are sized for it.

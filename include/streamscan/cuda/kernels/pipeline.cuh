@@ -78,6 +78,7 @@ struct pipelined_shape {
   static constexpr int slice_items = 32 * rows * width;
   static constexpr int tile_items = scan_warps * slice_items;
   static constexpr int look_back_warps = Policy::look_back_warps;
+  static constexpr int look_back_windows = Policy::look_back_windows;  // 32 status words each per round trip
   static constexpr int reduce_warps = Policy::reduce_warps;
   static constexpr unsigned look_back_sleep_ns = Policy::look_back_sleep_ns;
   static constexpr int producer_warp = scan_warps, first_reduce_warp = scan_warps + 1;
@@ -356,7 +357,7 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
         }
       } else {
         auto op = [&](const G& a, const G& b) { return prog.combine(a, b); };
-        const G prefix = look_back_decoupled<G, Program::exact_combine>(status, tile, op, Shape::look_back_sleep_ns);
+        const G prefix = look_back_decoupled<G, Program::exact_combine, Shape::look_back_windows>(status, tile, op, Shape::look_back_sleep_ns);
         if (lane == 0) {
           const G total = info[s].total.get();
           if (tile + 1 < tiles && !total_is_prefix(total)) status.publish(tile, tile_prefix, prog.combine(prefix, total));

@@ -1,0 +1,281 @@
+// streamscan/cuda/kernels/outbox_select_kernel.cuh - stable compaction on a
+// pipeline whose tiles give their shared-memory stage back before their
+// prefix is known (sm_90+).
+//
+// In the shared pipeline (pipeline.cuh) a tile holds its stage from the bulk
+// copy until its consumers have scattered it, and most of that time is spent
+// waiting for the look-back: on an H100 at 2^28 int32 (timeline probes,
+// experiments/pipelined_select.cu) a 16 KB tile landed 2.3 us after its
+// claim, then held its stage ~12 us more for the reduce (2.3 us), the
+// look-back and the consumers; with 12 stages only ~2 were loading at any
+// time, and compaction at 5% kept read its input at 66% of memcpy's rate.
+// Here the stage is only a landing place:
+//
+//   producer (1 lane)    claims a tile id, has the copy engine stream the
+//                        tile into a free stage                   -> full
+//   pack warps           classify their slice from the stage, give it back
+//                        (-> empty), count the tile's selected elements
+//                        together (one named barrier), publish the tile's
+//                        aggregate, and write the selected values, in
+//                        order, into the outbox: a ring of shared memory
+//                        holding only what must still be written -> packed
+//   look-back warps      the tile's exclusive prefix (decoupled look-back,
+//                        look_back.cuh), published as P            -> prefixed
+//   drain warps          copy the tile's outbox run to out[prefix ...] with
+//                        consecutive lanes on consecutive slots    -> drained
+//
+// A tile then waits for its prefix in the outbox, which holds 4 bytes per
+// selected int32: at 5% kept a 64 KB ring holds the selections of ~80 tiles,
+// and the stages keep streaming. Tiles go round the stages, records and ring
+// in claim order; every ring and record slot is reused only after the drain
+// of what it held (the drained barriers). Ids come from a counter in
+// increasing order per block, and a tile only waits for smaller ids held by
+// running blocks: no deadlock, whatever the grid.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "../agent/agent_select.cuh"
+#include "../agent/look_back.cuh"
+#include "../agent/tile_status.cuh"
+#include "../util/bulk_copy.cuh"
+#include "../util/uninitialized.cuh"
+#include "pipeline.cuh"
+
+namespace streamscan::cuda::detail {
+
+// Shape of an outbox kernel under Policy (threads: pack threads; rows:
+// 16-byte rows per pack lane; stages; outbox_bytes: the ring; records: tiles
+// between packing and drained; look_back_warps, look_back_windows,
+// drain_warps) for a Source of values A.
+template <class Policy, class A>
+struct outbox_shape {
+  static constexpr int width = static_cast<int>(16 / sizeof(A));
+  static constexpr int pack_warps = Policy::threads / 32;
+  static constexpr int rows = Policy::rows;
+  static constexpr int stages = Policy::stages;
+  static constexpr int slice_items = 32 * rows * width;
+  static constexpr int tile_items = pack_warps * slice_items;
+  static constexpr unsigned tile_bytes = static_cast<unsigned>(sizeof(A)) * tile_items;
+  static constexpr unsigned ring_items = Policy::outbox_bytes / static_cast<unsigned>(sizeof(A));
+  static constexpr int records = Policy::records;
+  static constexpr int look_back_warps = Policy::look_back_warps;
+  static constexpr int drain_warps = Policy::drain_warps;
+  static constexpr int producer_warp = pack_warps, first_look_back_warp = pack_warps + 1;
+  static constexpr int first_drain_warp = first_look_back_warp + look_back_warps;
+  static constexpr int threads = 32 * (first_drain_warp + drain_warps);
+  static constexpr std::size_t dynamic_shared_bytes = std::size_t{stages} * tile_bytes + Policy::outbox_bytes;
+  static_assert((ring_items & (ring_items - 1)) == 0 && ring_items >= static_cast<unsigned>(tile_items),
+                "the ring: a power of two of values (offsets run modulo 2^32), at least a tile");
+  static_assert((records & (records - 1)) == 0 && records % look_back_warps == 0,
+                "records: a power of two the look-back warps split evenly (each waits on its own slots' phases)");
+  static_assert(pack_warps <= 32, "one lane per pack warp in the count exchange");
+};
+
+// The tile agent's view of a pack warp's slice (its classification and ranks).
+template <class Shape>
+struct outbox_agent_policy {
+  static constexpr int threads = 32 * Shape::pack_warps;
+  static constexpr int vectors = Shape::rows;
+  static constexpr int tile_items = Shape::tile_items;
+};
+
+template <class Policy, class Source, class C>
+__global__ void __launch_bounds__(
+    outbox_shape<Policy, std::remove_cv_t<std::remove_pointer_t<decltype(Source::in)>>>::threads, 1)
+    outbox_select_kernel(Source src, std::int64_t n, std::int64_t capacity, std::int64_t* num_selected,
+                         tile_status<C> status, unsigned long long* tile_counter) {
+#if STREAMSCAN_BULK_COPY
+  using A = std::remove_cv_t<std::remove_pointer_t<decltype(Source::in)>>;
+  static_assert(std::is_same_v<typename Source::item, A>, "a predicate on the staged values");
+  static_assert(std::is_same_v<decltype(Source::out), A*>, "values written through a raw pointer");
+  using shape = outbox_shape<Policy, A>;
+  constexpr int W = shape::width, PW = shape::pack_warps, S = shape::stages, T = shape::tile_items;
+  constexpr int Q = shape::records;
+  constexpr unsigned ring_mask = shape::ring_items - 1;
+  using agent_t = agent_select<outbox_agent_policy<shape>, Source>;
+  struct record {
+    std::int64_t tile;
+    unsigned total;  // selected in the tile
+    unsigned off;    // the ring offset of its first (running, modulo 2^32)
+    uninitialized<C> prefix;
+  };
+  extern __shared__ __align__(128) unsigned char shared_bytes[];
+  __shared__ std::int64_t stage_tile[S];
+  __shared__ record rec[Q];
+  __shared__ std::uint64_t full[S], empty[S], packed[Q], prefixed[Q], drained[Q];
+  __shared__ unsigned warp_counts[2][PW];
+  __shared__ std::int64_t end_round;  // the first round that never comes, once the pack warps have met it
+  A* const stage_values = reinterpret_cast<A*>(shared_bytes);
+  A* const ring = reinterpret_cast<A*>(shared_bytes + std::size_t{S} * shape::tile_bytes);
+  const std::int64_t tiles = (n + T - 1) / T;
+  const int warp = static_cast<int>(threadIdx.x / 32), lane = static_cast<int>(threadIdx.x % 32);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbarrier_init(&full[s], 1);
+      mbarrier_init(&empty[s], 32 * PW);
+    }
+    for (int q = 0; q < Q; ++q) {
+      mbarrier_init(&packed[q], 32 * PW);
+      mbarrier_init(&prefixed[q], 32);
+      mbarrier_init(&drained[q], 32 * shape::drain_warps);
+    }
+    mbarrier_init_fence();
+    end_round = INT64_MAX;
+  }
+  __syncthreads();
+  auto stage_parity = [](std::int64_t round) { return static_cast<unsigned>(round / S) & 1u; };
+  auto record_parity = [](std::int64_t round) { return static_cast<unsigned>(round / Q) & 1u; };
+  auto valid_of = [&](std::int64_t tile) {
+    const std::int64_t left = n - tile * T;
+    return left < T ? static_cast<int>(left) : T;
+  };
+
+  if (warp == shape::producer_warp) {
+    if (lane != 0) return;
+    for (std::int64_t round = 0;; ++round) {
+      const int s = static_cast<int>(round % S);
+      if (round >= S) mbarrier_wait(&empty[s], stage_parity(round - S));
+      const auto tile = static_cast<std::int64_t>(atomicAdd(tile_counter, 1ull));
+      stage_tile[s] = tile;
+      const unsigned bytes = tile < tiles ? static_cast<unsigned>(sizeof(A)) * (valid_of(tile) / W * W) : 0u;
+      if (bytes > 0) {
+        mbarrier_arrive_expect_tx(&full[s], bytes);
+        bulk_copy_to_shared(stage_values + s * T, src.in + tile * T, bytes, &full[s]);
+      } else {
+        mbarrier_arrive(&full[s]);  // the end, or a tile shorter than a vector
+      }
+      if (tile >= tiles) return;
+    }
+  }
+
+  // Waits for `bar`'s phase of `round`; false if that round never comes.
+  auto wait_unless_ended = [&](std::uint64_t* bar, std::int64_t round) {
+    while (!mbarrier_try_wait(bar, record_parity(round)))
+      if (static_cast<std::int64_t>(atomicAdd(reinterpret_cast<unsigned long long*>(&end_round), 0ull)) <= round)
+        return false;
+    return true;
+  };
+
+  if (warp >= shape::first_look_back_warp && warp < shape::first_drain_warp) {
+    streamscan::plus op;
+    for (std::int64_t round = warp - shape::first_look_back_warp;; round += shape::look_back_warps) {
+      const int q = static_cast<int>(round % Q);
+      if (!wait_unless_ended(&packed[q], round)) return;
+      const std::int64_t tile = rec[q].tile;
+      const C total = static_cast<C>(rec[q].total);
+      C prefix = 0;
+      if (tile > 0) {
+        prefix = look_back_decoupled<C, true, Policy::look_back_windows>(status, tile, op, Policy::look_back_sleep_ns);
+        if (lane == 0 && tile + 1 < tiles) status.publish(tile, tile_prefix, prefix + total);
+      }
+      if (lane == 0) rec[q].prefix.get() = prefix;
+      mbarrier_arrive(&prefixed[q]);
+    }
+  }
+
+  if (warp >= shape::first_drain_warp) {
+    const int d = static_cast<int>(threadIdx.x) - 32 * shape::first_drain_warp;
+    constexpr int D = 32 * shape::drain_warps;
+    for (std::int64_t round = 0;; ++round) {
+      const int q = static_cast<int>(round % Q);
+      if (!wait_unless_ended(&prefixed[q], round)) return;
+      const record& r = rec[q];
+      const auto prefix = static_cast<std::int64_t>(r.prefix.get());
+      const int total = static_cast<int>(r.total);
+      if (r.tile + 1 == tiles && d == 0 && num_selected != nullptr) *num_selected = prefix + total;
+      const std::int64_t room = capacity - prefix;
+      const int end = room < total ? (room > 0 ? static_cast<int>(room) : 0) : total;
+      // Whole 16-byte vectors where the output is aligned for them (no
+      // partial sectors; a quarter of the store instructions), single values
+      // before and after.
+      A* const out = src.out + prefix;
+      const auto misaligned = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) % 16 / sizeof(A));
+      const int head = misaligned == 0 ? 0 : (W - misaligned < end ? W - misaligned : end);
+      const int vectors = (end - head) / W;
+      auto at = [&](int i) { return ring[(r.off + static_cast<unsigned>(i)) & ring_mask]; };
+      if (d < head) out[d] = at(d);
+      for (int v = d; v < vectors; v += D) {
+        vector_of<A, W> x;
+#pragma unroll
+        for (int c = 0; c < W; ++c) x.x[c] = at(head + v * W + c);
+        uint4 bits;
+        memcpy(&bits, &x, 16);
+        __stwb(reinterpret_cast<uint4*>(out + head + v * W), bits);
+      }
+      for (int i = head + vectors * W + d; i < end; i += D) out[i] = at(i);
+      mbarrier_arrive(&drained[q]);
+    }
+  }
+
+  // Pack warps: warp w owns slice w of every tile.
+  unsigned off = 0;                  // ring offset of this round's first selected value
+  std::int64_t drained_through = -1;  // the newest round known drained
+  const int slice = warp * shape::slice_items;
+  for (std::int64_t round = 0;; ++round) {
+    const int s = static_cast<int>(round % S), q = static_cast<int>(round % Q);
+    mbarrier_wait(&full[s], stage_parity(round));
+    const std::int64_t tile = stage_tile[s];
+    if (tile >= tiles) {
+      if (threadIdx.x == 0) atomicExch(reinterpret_cast<unsigned long long*>(&end_round), static_cast<unsigned long long>(round));
+      return;
+    }
+    const std::int64_t base = tile * T;
+    const int valid = valid_of(tile), staged = valid / W * W;
+    const A* stage = stage_values + s * T;
+    typename agent_t::classified c;
+#pragma unroll
+    for (int j = 0; j < shape::rows; ++j) {
+      const int first = slice + (32 * j + lane) * W;
+      if (valid == T) load_row<W, true>(stage, src.in, base, staged, valid, A{}, first, c.v[j]);
+      else load_row<W>(stage, src.in, base, staged, valid, A{}, first, c.v[j]);
+    }
+    mbarrier_arrive(&empty[s]);  // this lane has read the stage
+    const unsigned lane_count =
+        valid == T ? agent_t::mark(src, T, c, std::true_type{}) : agent_t::mark(src, valid, c);
+    const unsigned warp_count = __reduce_add_sync(0xffffffffu, lane_count);
+    if (lane == 0) warp_counts[round & 1][warp] = warp_count;
+    asm volatile("bar.sync 1, %0;" ::"r"(32 * PW) : "memory");
+    // Selected in the warps before this one, and in the tile.
+    unsigned x = lane < PW ? warp_counts[round & 1][lane] : 0u;
+#pragma unroll
+    for (int k = 1; k < 32; k *= 2) {
+      const unsigned y = __shfl_up_sync(0xffffffffu, x, k);
+      if (lane >= k) x += y;
+    }
+    const unsigned total = __shfl_sync(0xffffffffu, x, PW - 1);
+    const unsigned before = warp > 0 ? __shfl_sync(0xffffffffu, x, warp - 1) : 0u;
+    if (threadIdx.x == 0 && tile + 1 < tiles) status.publish(tile, tile == 0 ? tile_prefix : tile_aggregate, static_cast<C>(total));
+    // Room: record q was last used by round - Q, and the ring slots this
+    // round takes held the values of rounds whose runs start before
+    // off + total - ring; each must have been drained (in round order).
+    const unsigned reuse_end = off + total - shape::ring_items;
+    while (drained_through < round - Q ||
+           (drained_through + 1 < round &&
+            static_cast<int>(rec[(drained_through + 1) % Q].off - reuse_end) < 0)) {
+      ++drained_through;
+      mbarrier_wait(&drained[drained_through % Q], record_parity(drained_through));
+    }
+    if (threadIdx.x == 0) {
+      rec[q].tile = tile;
+      rec[q].total = total;
+      rec[q].off = off;
+    }
+    unsigned at = off + before;
+#pragma unroll
+    for (int j = 0; j < shape::rows; ++j) {
+      int row_total = 0;
+      unsigned rank = static_cast<unsigned>(agent_t::subgroup_rank(c.kept[j], row_total));
+#pragma unroll
+      for (int k = 0; k < W; ++k)
+        if ((c.kept[j] >> k) & 1u) ring[(at + rank++) & ring_mask] = c.v[j][k];
+      at += static_cast<unsigned>(row_total);
+    }
+    mbarrier_arrive(&packed[q]);
+    off += total;
+  }
+#endif
+}
+
+}  // namespace streamscan::cuda::detail
