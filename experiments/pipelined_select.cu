@@ -1,10 +1,13 @@
 // Experiment: where the pipelined compaction and partition
-// (pipelined_select_kernel) spend a tile's time, and what the look-back's
-// shape (look-back warps, windows of 32 status words per round trip) does to
-// it, at 2^28 int32, in one process against memcpy, a read-only stream of the
-// same input and CUB. Kernels are launched directly with this file's
+// (pipelined_select_kernel) spend a tile's time, what the look-back's shape
+// (look-back warps, windows of 32 status words per round trip) does to it,
+// and the outbox kernel (outbox_select_kernel: stages only land tiles, the
+// selected values wait for their prefix in a shared-memory ring) in several
+// shapes, at 2^28 int32, in one process against memcpy, a read-only stream of
+// the same input and CUB. Kernels are launched directly with this file's
 // policies, so one binary holds every variant; every output is checked
-// against a host copy_if / partition.
+// against a host copy_if / partition. Results:
+// docs/results/pipelined_select_outbox_2026-11-25_h100.txt.
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -Iinclude \
 //        experiments/pipelined_select.cu -o pipelined_select && ./pipelined_select [log2 n]

@@ -8,6 +8,7 @@
 //   select_chunk()                       the tile/chunk size, to hit its edges
 //   select_policy                        the policy name compaction and partition run with (null: default)
 //   flagged_select_policy (optional)     the one select_flagged and split run with instead
+//   compaction_select_policy (optional)  the one select_if runs with instead
 //   run_select(select_request, in, flags, heads, out, heads_out, num) -> status
 //     out (and heads_out) arrive poisoned; in/flags/heads sized n; out sized
 //     max(n, capacity); num receives num_selected / num_false.
@@ -145,8 +146,15 @@ struct has_flagged_select_policy : std::false_type {};
 template <class Backend>
 struct has_flagged_select_policy<Backend, std::void_t<decltype(Backend::flagged_select_policy)>> : std::true_type {};
 
+template <class Backend, class = void>
+struct has_compaction_select_policy : std::false_type {};
+template <class Backend>
+struct has_compaction_select_policy<Backend, std::void_t<decltype(Backend::compaction_select_policy)>> : std::true_type {};
+
 template <class Backend>
 const char* select_policy_for(select_kind kind) {
+  if constexpr (has_compaction_select_policy<Backend>::value)
+    if (kind == select_kind::select_if) return Backend::compaction_select_policy;
   if constexpr (has_flagged_select_policy<Backend>::value)
     if (kind == select_kind::select_flagged || kind == select_kind::split) return Backend::flagged_select_policy;
   return Backend::select_policy;

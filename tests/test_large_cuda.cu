@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <random>
 #include <vector>
@@ -255,6 +256,43 @@ TEST(large_cuda, pipelined_partition_past_two_to_the_32) {
   std::vector<unsigned long long> host;
   differ.download(host);
   EXPECT_EQ(host[0], 0ull);
+}
+
+// The outbox compaction kernel (select_if's default for 4-byte values from
+// 2^26) past 2^32 elements: 64-bit counts through its look-back and records,
+// against the one-tile kernel; nothing written past the selected.
+TEST(large_cuda, outbox_compaction_past_two_to_the_32) {
+  if (!st::gpu_present()) GTEST_SKIP() << "cuda back end unavailable: no GPU";
+  auto rng = st::make_rng("large_cuda_outbox_compaction");
+  const std::int64_t n = (std::int64_t{1} << 32) + 5555 + static_cast<std::int64_t>(rng() % 100000);
+  size_t free_bytes = 0, total_bytes = 0;
+  STREAMSCAN_TEST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < static_cast<size_t>(n) * 12 + (size_t{2} << 30)) GTEST_SKIP() << "needs 50 GiB of free GPU memory";
+  const std::uint64_t salt = rng();
+  st::device_buffer<std::uint32_t> in(static_cast<std::size_t>(n)), got(static_cast<std::size_t>(n)),
+      expect(static_cast<std::size_t>(n));
+  st::device_buffer<unsigned long long> differ(1);
+  fill_hashed_u32<<<4096, 256>>>(in.get(), n, salt);
+  const auto* src = static_cast<const std::uint32_t*>(in.get());
+  const u32_below pred{100};  // about 40%
+  SCOPED_TRACE("seed " + std::to_string(st::global_seed()) + " n=" + std::to_string(n));
+  STREAMSCAN_TEST_CUDA(cudaMemset(got.get(), st::poison_byte, static_cast<std::size_t>(n) * 4));
+  const std::int64_t k = ss::cuda::select_if(src, got.get(), n, n, pred);
+  ss::select_options one_tile;
+  one_tile.policy = "t512x8";
+  const std::int64_t want = ss::cuda::select_if(src, expect.get(), n, n, pred, nullptr, one_tile);
+  EXPECT_EQ(k, want);
+  EXPECT_GT(want, std::int64_t{1} << 30);
+  STREAMSCAN_TEST_CUDA(cudaMemset(differ.get(), 0, sizeof(unsigned long long)));
+  count_differences<<<4096, 256>>>(got.get(), expect.get(), want, differ.get());
+  std::uint32_t after = 0;
+  STREAMSCAN_TEST_CUDA(cudaMemcpy(&after, got.get() + want, 4, cudaMemcpyDeviceToHost));
+  std::vector<unsigned long long> host;
+  differ.download(host);
+  EXPECT_EQ(host[0], 0ull);
+  std::uint32_t poison = 0;
+  std::memset(&poison, st::poison_byte, 4);
+  EXPECT_EQ(after, poison) << "written past the selected";
 }
 
 namespace {

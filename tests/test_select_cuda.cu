@@ -6,6 +6,7 @@
 #include "common/types.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <sstream>
 #include <type_traits>
 
@@ -168,6 +169,69 @@ TEST(select_cuda_shapes, EveryShapeAtItsTileEdges) {
         return ss::cuda::split(t, b, src, fl, d_out.get(), n, d_num.get(), nullptr, opt);
       }, split, static_cast<std::int64_t>(rejected.size()));
     }
+  }
+}
+
+struct keep_mod_below {
+  std::uint64_t threshold;  // of 1000
+  template <class T>
+  STREAMSCAN_HOST_DEVICE bool operator()(T x) const { return static_cast<std::uint64_t>(x) % 1000u < threshold; }
+};
+
+// The outbox kernel (select_if's default from 2^26) with its persistent grid
+// cut to 2 blocks, so that each block takes ~40 tiles and its ring (4 tiles'
+// worth of int32 at 100% kept) and its 32 records go round many times; at
+// 100% kept (the ring full every few tiles), 50%, 2%, with a short capacity;
+// int32 to int32 (the vector drain, at an output offset off 16 bytes too),
+// int32 to int64 (converted one at a time) and uint64. Host oracle, poisoned
+// output, nothing written past the kept or the capacity.
+TEST(select_cuda_shapes, OutboxRingAndRecordsWrap) {
+  if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
+  auto rng = streamscan_test::make_rng("select_cuda_outbox");
+  constexpr int shape = ss::cuda::default_compaction_shape;
+  const std::string name = ss::cuda::select_shape_name(shape);
+  const ss::select_options opt{ss::select_strategy::stable, name.c_str()};
+  struct grid_limit {
+    grid_limit() { ss::cuda::testing::persistent_grid_limit() = 2; }
+    ~grid_limit() { ss::cuda::testing::persistent_grid_limit() = 0; }
+  } limit;
+  auto run = [&](auto value_tag, auto out_tag, std::int64_t n, std::uint64_t threshold, bool cut, int out_offset) {
+    using V = decltype(value_tag);
+    using O = decltype(out_tag);
+    std::vector<V> in(static_cast<std::size_t>(n));
+    for (auto& x : in) x = static_cast<V>(rng() % 1000000u);
+    const keep_mod_below pred{threshold};
+    std::vector<O> kept;
+    for (const V x : in)
+      if (pred(x)) kept.push_back(static_cast<O>(x));
+    const auto num = static_cast<std::int64_t>(kept.size());
+    const std::int64_t capacity = cut ? num / 3 : n;
+    if (cut) kept.resize(static_cast<std::size_t>(capacity));
+    device_buffer<V> d_in(in.size());
+    device_buffer<O> d_out(in.size() + out_offset);
+    device_buffer<std::int64_t> d_num(1);
+    d_in.upload(in);
+    const V* src = d_in.get();
+    std::vector<O> want(static_cast<std::size_t>(out_offset), O{});
+    std::ostringstream where;
+    where << name << " " << sizeof(V) << "-byte values to " << sizeof(O) << "-byte outputs at +" << out_offset
+          << ", n=" << n << ", kept " << threshold << "/1000, capacity " << capacity;
+    // The first out_offset slots stay poisoned: compare from there.
+    std::vector<O> poison_head(static_cast<std::size_t>(out_offset));
+    std::memset(poison_head.data(), 0xA7, poison_head.size() * sizeof(O));
+    want.assign(poison_head.begin(), poison_head.end());
+    want.insert(want.end(), kept.begin(), kept.end());
+    expect_select(where.str(), d_out, d_num, [&](void* t, std::size_t& b) {
+      return ss::cuda::select_if(t, b, src, d_out.get() + out_offset, n, capacity, d_num.get(), pred, nullptr, opt);
+    }, want, num);
+  };
+  const std::int64_t tile4 = ss::cuda::select_policy<4, shape>::tile_items;
+  const std::int64_t tile8 = ss::cuda::select_policy<2, shape>::tile_items;
+  for (const std::uint64_t threshold : {1000u, 500u, 20u}) {
+    run(std::int32_t{}, std::int32_t{}, 80 * tile4 + 77, threshold, false, 0);
+    run(std::int32_t{}, std::int32_t{}, 80 * tile4 + 77, threshold, true, 1);
+    run(std::int32_t{}, std::int64_t{}, 80 * tile4 + 3, threshold, false, 0);
+    run(std::uint64_t{}, std::uint64_t{}, 80 * tile8 + 1, threshold, false, 0);
   }
 }
 

@@ -122,9 +122,13 @@ template <class Kernel>
 status pipelined_blocks_per_sm(const char* fn, const char* what, Kernel kernel, int threads, std::size_t dynamic,
                                const device_facts& facts, int& per_sm) {
   per_sm = 0;
-  if (facts.cc_major < 9 || static_cast<std::size_t>(facts.max_shared_per_block) < dynamic + 8192)
+  if (facts.cc_major < 9) return status::ok();
+  cudaFuncAttributes attributes{};  // its static shared memory (barriers, records) comes on top of `dynamic`
+  cudaError_t e = cudaFuncGetAttributes(&attributes, kernel);
+  if (e == cudaSuccess && static_cast<std::size_t>(facts.max_shared_per_block) < dynamic + attributes.sharedSizeBytes)
     return status::ok();
-  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic));
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic));
   if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic);
   if (e != cudaSuccess) {
     cudaGetLastError();

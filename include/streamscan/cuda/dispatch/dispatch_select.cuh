@@ -22,6 +22,7 @@
 #include "../../detail/validate.hpp"
 #include "../../select.hpp"
 #include "../../status.hpp"
+#include "../kernels/outbox_select_kernel.cuh"
 #include "../kernels/select_kernels.cuh"
 #include "../util/runtime.cuh"
 #include "dispatch_scan.cuh"
@@ -70,6 +71,13 @@ template <class Source>
 struct pipelined_select_fits<Source, std::void_t<decltype(Source::in)>>
     : std::bool_constant<pipelined_items_fit<Source>()> {};
 
+// Whether the outbox kernel can run a compaction Source: a predicate on the
+// values of a raw input pointer (4 or 8 bytes, as the pipeline stages them).
+template <class Source>
+struct not_flagged : std::bool_constant<!select_staging<Source>::flagged> {};
+template <class Source>
+struct outbox_select_fits : std::conjunction<pipelined_select_fits<Source>, not_flagged<Source>> {};
+
 // Whether a Source's raw pointers are aligned for the copy engine (16 bytes).
 template <class Source>
 bool aligned_for_bulk_copy(const Source& src) {
@@ -94,7 +102,28 @@ status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std
   };
   const tile_status<C> status_words(temp + counter_bytes, tiles);
   auto* counter = reinterpret_cast<unsigned long long*>(temp);
-  if constexpr (policy::stages > 0) {
+  if constexpr (policy::outbox_bytes > 0) {
+    if constexpr (P == placement::compact && outbox_select_fits<Source>::value) {
+      using shape = outbox_shape<policy, typename select_staging<Source>::value>;
+      const auto kernel = outbox_select_kernel<policy, Source, C>;
+      int per_sm = 0;
+      if (!in_place && aligned_for_bulk_copy(src))
+        if (status s = pipelined_blocks_per_sm(fn, "preparing outbox_select_kernel (shared memory, occupancy)", kernel,
+                                               shape::threads, shape::dynamic_shared_bytes, facts, per_sm);
+            !s)
+          return s;
+      if (per_sm > 0) {
+        if (status s = reset_status(); !s) return s;
+        std::int64_t grid = std::min<std::int64_t>(tiles, std::int64_t{facts.sm_count} * per_sm);
+        if (const long long limit = testing::persistent_grid_limit(); limit > 0 && grid > limit) grid = limit;
+        return launch_with_shared(fn, "outbox_select_kernel", kernel, grid, shape::threads,
+                                  shape::dynamic_shared_bytes, stream, src, n, capacity, num_selected, status_words,
+                                  counter);
+      }
+    }
+    return launch_select_pass<P, C, default_select_shape>(fn, src, n, capacity, rejects_from, num_selected, temp,
+                                                          in_place, stream, facts);
+  } else if constexpr (policy::stages > 0) {
     int per_sm = 0;
     if constexpr (pipelined_select_fits<Source>::value) {
       using shape = select_pipeline_shape<policy, Source>;

@@ -18,8 +18,16 @@ namespace streamscan::cuda {
 // "pTHREADSxVECTORSsSTAGES" (+ "rN" with N reduce warps, not 2). It runs
 // compaction and partition of raw pointers to 4- or 8-byte values (not in
 // place); other calls naming it run the default shape.
+//
+// A shape with `outbox_kb` is the outbox compaction kernel
+// (kernels/outbox_select_kernel.cuh, sm_90+): `threads` pack threads,
+// `vectors` rows each, `stages` landing stages and a ring of that many KB
+// for the selected values waiting for their prefix; named
+// "oTHREADSxVECTORSsSTAGESbKB". It runs compaction by a predicate of raw
+// pointers to 4- or 8-byte values (not in place); other calls naming it run
+// the default shape.
 struct select_shape {
-  int threads, vectors, stages = 0, reduce_warps = 2;
+  int threads, vectors, stages = 0, reduce_warps = 2, outbox_kb = 0;
 };
 // Default 512 x 8: fastest at every fraction on an H200 (docs/performance.md,
 // 2^28 int32: 0.533 / 0.651 / 0.865 ms at 5 / 50 / 95% selected, against 0.597 /
@@ -51,16 +59,25 @@ struct select_shape {
 // Tiles of 2048 (p512x1s24r4, p512x1s20) ran 6-55% slower and were dropped.
 // On the H200 (2026-11-23) p512x4s6r3 lost 8-11% to t512x8 for compaction at
 // 5% kept; the smaller-tile shapes are not measured there yet.
+// The outbox kernel o512x4s3b128 (tiles of 8192 int32 landing in 3 stages of
+// 32 KB, a 128 KB ring): selections wait for their prefix in the ring, not
+// in the stage, so at low fractions the stages keep streaming. H100,
+// 2026-11-25, 2^28 int32 at 5 / 50 / 95% kept (experiments/pipelined_select.cu,
+// docs/results/pipelined_select_outbox_2026-11-25_h100.txt): 0.428 / 0.590 /
+// 0.826 ms against p512x2s12r4's 0.565 / 0.638 / 0.813 and CUB's 0.585 /
+// 0.709 / 0.968; tiles of 4096 (o512x2s6b128) 0.618 / 0.691 / 0.792; 4
+// stages and a 64 KB ring 0.418 / 0.685 / 0.989.
 inline constexpr select_shape select_shapes[] = {{512, 8},        {256, 8},        {256, 16},
                                                  {128, 16},       {512, 4, 6, 3},  {512, 4, 4, 2},
-                                                 {512, 2, 12, 4}, {512, 2, 10, 2}};
+                                                 {512, 2, 12, 4}, {512, 2, 10, 2}, {512, 4, 3, 2, 128}};
 inline constexpr int select_shape_count = sizeof(select_shapes) / sizeof(select_shapes[0]);
 inline constexpr int default_select_shape = 0;
 // The defaults, for 4-byte values (8-byte values are not measured on the
 // pipeline yet and keep t512x8): calls that write every element (partition,
 // stable_partition; p512x2s12r4) and flagged calls (split, select_flagged;
 // p512x2s10, the flags staged with the values) from pipelined_select_from;
-// compaction by predicate (p512x2s12r4) from pipelined_compaction_from.
+// compaction by predicate (o512x4s3b128, the outbox kernel) from
+// pipelined_compaction_from.
 // Below those the persistent pipeline's start costs more than it gains (same
 // run, 2^24: select_if p512x2s12r4 0.061 / 0.066 / 0.075 ms against t512x8's
 // 0.058 / 0.066 / 0.072; at 2^26 0.156 / 0.190 / 0.229 against 0.162 / 0.205
@@ -71,9 +88,13 @@ inline constexpr int default_select_shape = 0;
 // sm_90, flags too wide for the stage) take default_select_shape.
 inline constexpr int default_partition_shape = 6;   // p512x2s12r4
 inline constexpr int flagged_pipelined_shape = 7;   // p512x2s10
+inline constexpr int default_compaction_shape = 8;  // o512x4s3b128
 inline constexpr std::int64_t pipelined_select_from = std::int64_t{1} << 24;
 inline constexpr std::int64_t pipelined_compaction_from = std::int64_t{1} << 26;
-static_assert(select_shapes[default_partition_shape].stages > 0 && select_shapes[flagged_pipelined_shape].stages > 0,
+static_assert(select_shapes[default_partition_shape].stages > 0 && select_shapes[flagged_pipelined_shape].stages > 0 &&
+                  select_shapes[default_partition_shape].outbox_kb == 0 &&
+                  select_shapes[flagged_pipelined_shape].outbox_kb == 0 &&
+                  select_shapes[default_compaction_shape].outbox_kb > 0,
               "the pipelined shapes");
 // The default shape (the rule above) of a call that writes every element
 // (`writes_all`) or compacts, of n values of `item_bytes`, `flagged` when its
@@ -81,7 +102,8 @@ static_assert(select_shapes[default_partition_shape].stages > 0 && select_shapes
 constexpr int default_shape_for(bool writes_all, bool flagged, std::size_t item_bytes, std::int64_t n) {
   if (item_bytes != 4 || n < pipelined_select_from) return default_select_shape;
   if (flagged) return flagged_pipelined_shape;
-  return writes_all || n >= pipelined_compaction_from ? default_partition_shape : default_select_shape;
+  if (writes_all) return default_partition_shape;
+  return n >= pipelined_compaction_from ? default_compaction_shape : default_select_shape;
 }
 
 constexpr int select_vectors(const select_shape& shape, int width) {
@@ -101,6 +123,11 @@ struct select_policy {
   static constexpr int reduce_warps = select_shapes[Shape].reduce_warps;
   static constexpr int look_back_warps = 2;
   static constexpr int look_back_windows = 4;
+  // The outbox shape (outbox_bytes > 0): tiles between packing and drained,
+  // and the warps that drain them (2 drained as fast as 4 or 8, H100).
+  static constexpr unsigned outbox_bytes = static_cast<unsigned>(select_shapes[Shape].outbox_kb) * 1024u;
+  static constexpr int records = 32;
+  static constexpr int drain_warps = 2;
 };
 
 // The smallest tile of any shape: the tile status words are sized for it.
@@ -116,7 +143,10 @@ constexpr std::int64_t smallest_select_tile() {
 
 inline std::string select_shape_name(int index) {
   char buf[32];
-  if (select_shapes[index].stages > 0 && select_shapes[index].reduce_warps != 2)
+  if (select_shapes[index].outbox_kb > 0)
+    std::snprintf(buf, sizeof buf, "o%dx%ds%db%d", select_shapes[index].threads, select_shapes[index].vectors,
+                  select_shapes[index].stages, select_shapes[index].outbox_kb);
+  else if (select_shapes[index].stages > 0 && select_shapes[index].reduce_warps != 2)
     std::snprintf(buf, sizeof buf, "p%dx%ds%dr%d", select_shapes[index].threads, select_shapes[index].vectors,
                   select_shapes[index].stages, select_shapes[index].reduce_warps);
   else if (select_shapes[index].stages > 0)

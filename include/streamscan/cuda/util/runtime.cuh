@@ -21,6 +21,13 @@ inline cudaError_t& injected_launch_error() {
   static cudaError_t error = cudaSuccess;
   return error;
 }
+// Test hook: at most this many persistent blocks for the outbox compaction
+// kernel (0: no limit), so that a test of a few hundred thousand elements
+// sends each block round its ring and records many times.
+inline long long& persistent_grid_limit() {
+  static long long limit = 0;
+  return limit;
+}
 }  // namespace testing
 
 namespace detail {
