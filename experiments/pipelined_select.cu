@@ -217,12 +217,10 @@ int main(int argc, char** argv) {
     std::printf("keep %d%%: CUB DeviceSelect::If %.4f ms, DevicePartition::If %.4f ms\n", threshold / 10, cub_sel, cub_part);
     const bool tr = false;
     variant<placement::compact, pipe_policy<2, 12, 4, 2, 4>>(s, threshold, memcpy_ms, cub_sel, tr);
-    outbox<outbox_policy<4, 3, 128, 4>>(s, threshold, memcpy_ms, cub_sel, tr);
-    outbox<outbox_policy<4, 4, 64, 4>>(s, threshold, memcpy_ms, cub_sel, tr);
     outbox<outbox_policy<4, 3, 128, 2>>(s, threshold, memcpy_ms, cub_sel, tr);
-    outbox<outbox_policy<4, 2, 128, 4>>(s, threshold, memcpy_ms, cub_sel, tr);
-    outbox<outbox_policy<2, 6, 128, 4>>(s, threshold, memcpy_ms, cub_sel, tr);
-    outbox<outbox_policy<8, 3, 128, 4, 32, 256>>(s, threshold, memcpy_ms, cub_sel, tr);
+    outbox<outbox_policy<4, 3, 128, 2, 32, 512, 4>>(s, threshold, memcpy_ms, cub_sel, tr);
+    outbox<outbox_policy<4, 3, 128, 2, 16>>(s, threshold, memcpy_ms, cub_sel, tr);
+    outbox<outbox_policy<4, 3, 128, 1>>(s, threshold, memcpy_ms, cub_sel, tr);  // the library's default
   }
   return 0;
 }
