@@ -223,14 +223,15 @@ struct u32_below {
 };
 }  // namespace
 
-// Partition of raw uint32 pointers past 2^32 elements: the default for them on
-// sm_90+ is the pipelined kernel, here with 64-bit counts in its 128-bit
-// status words. Checked on the device against the one-tile kernel (t512x8),
-// whose 64-bit path the byte test above checks on the host: 48 GiB on the
-// device, no host copy.
-TEST(large_cuda, pipelined_partition_past_two_to_the_32) {
-  if (!st::gpu_present()) GTEST_SKIP() << "cuda back end unavailable: no GPU";
-  auto rng = st::make_rng("large_cuda_pipelined_partition");
+// Raw uint32 input past 2^32 elements (hashed values, about 40% of them below
+// 100), through `call(src, out, n, pred, options)` with the default policy
+// and with the one-tile kernel t512x8, whose 64-bit path the byte tests above
+// check on the host; the outputs compared on the device: all n of them
+// (`whole`), else the k selected and the poisoned slot after them. 48 GiB on
+// the device, no host copy.
+template <class Call>
+void check_against_one_tile(const char* name, Call call, bool whole) {
+  auto rng = st::make_rng(name);
   const std::int64_t n = (std::int64_t{1} << 32) + 4321 + static_cast<std::int64_t>(rng() % 100000);
   size_t free_bytes = 0, total_bytes = 0;
   STREAMSCAN_TEST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -241,58 +242,48 @@ TEST(large_cuda, pipelined_partition_past_two_to_the_32) {
   st::device_buffer<unsigned long long> differ(1);
   fill_hashed_u32<<<4096, 256>>>(in.get(), n, salt);
   const auto* src = static_cast<const std::uint32_t*>(in.get());
-  const u32_below pred{100};  // about 40%
-  SCOPED_TRACE("seed " + std::to_string(st::global_seed()) + " n=" + std::to_string(n));
+  const u32_below pred{100};
+  SCOPED_TRACE(std::string(name) + " seed " + std::to_string(st::global_seed()) + " n=" + std::to_string(n));
   STREAMSCAN_TEST_CUDA(cudaMemset(got.get(), st::poison_byte, static_cast<std::size_t>(n) * 4));
-  const std::int64_t k = ss::cuda::partition(src, got.get(), n, pred);
+  const std::int64_t k = call(src, got.get(), n, pred, ss::select_options{});
   ss::select_options one_tile;
   one_tile.policy = "t512x8";
-  const std::int64_t want = ss::cuda::partition(src, expect.get(), n, pred, nullptr, one_tile);
+  const std::int64_t want = call(src, expect.get(), n, pred, one_tile);
   EXPECT_EQ(k, want);
   EXPECT_GT(want, std::int64_t{1} << 30);
+  const std::int64_t compared = whole ? n : want;
   STREAMSCAN_TEST_CUDA(cudaMemset(differ.get(), 0, sizeof(unsigned long long)));
-  count_differences<<<4096, 256>>>(got.get(), expect.get(), n, differ.get());
+  count_differences<<<4096, 256>>>(got.get(), expect.get(), compared, differ.get());
   STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
   std::vector<unsigned long long> host;
   differ.download(host);
   EXPECT_EQ(host[0], 0ull);
+  if (compared < n) {
+    std::uint32_t after = 0, poison = 0;
+    STREAMSCAN_TEST_CUDA(cudaMemcpy(&after, got.get() + compared, 4, cudaMemcpyDeviceToHost));
+    std::memset(&poison, st::poison_byte, 4);
+    EXPECT_EQ(after, poison) << "written past the selected";
+  }
 }
 
-// The outbox compaction kernel (select_if's default for 4-byte values from
-// 2^26) past 2^32 elements: 64-bit counts through its look-back and records,
-// against the one-tile kernel; nothing written past the selected.
+// Partition: the default for raw uint32 on sm_90+ is the pipelined kernel,
+// here with 64-bit counts in its 128-bit status words.
+TEST(large_cuda, pipelined_partition_past_two_to_the_32) {
+  if (!st::gpu_present()) GTEST_SKIP() << "cuda back end unavailable: no GPU";
+  check_against_one_tile("large_cuda_pipelined_partition", [](auto src, auto out, std::int64_t n, auto pred,
+                                                             ss::select_options opt) {
+    return ss::cuda::partition(src, out, n, pred, nullptr, opt);
+  }, true);
+}
+
+// Compaction: the default is the outbox kernel (4-byte values from 2^26),
+// 64-bit counts through its look-back and records.
 TEST(large_cuda, outbox_compaction_past_two_to_the_32) {
   if (!st::gpu_present()) GTEST_SKIP() << "cuda back end unavailable: no GPU";
-  auto rng = st::make_rng("large_cuda_outbox_compaction");
-  const std::int64_t n = (std::int64_t{1} << 32) + 5555 + static_cast<std::int64_t>(rng() % 100000);
-  size_t free_bytes = 0, total_bytes = 0;
-  STREAMSCAN_TEST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (free_bytes < static_cast<size_t>(n) * 12 + (size_t{2} << 30)) GTEST_SKIP() << "needs 50 GiB of free GPU memory";
-  const std::uint64_t salt = rng();
-  st::device_buffer<std::uint32_t> in(static_cast<std::size_t>(n)), got(static_cast<std::size_t>(n)),
-      expect(static_cast<std::size_t>(n));
-  st::device_buffer<unsigned long long> differ(1);
-  fill_hashed_u32<<<4096, 256>>>(in.get(), n, salt);
-  const auto* src = static_cast<const std::uint32_t*>(in.get());
-  const u32_below pred{100};  // about 40%
-  SCOPED_TRACE("seed " + std::to_string(st::global_seed()) + " n=" + std::to_string(n));
-  STREAMSCAN_TEST_CUDA(cudaMemset(got.get(), st::poison_byte, static_cast<std::size_t>(n) * 4));
-  const std::int64_t k = ss::cuda::select_if(src, got.get(), n, n, pred);
-  ss::select_options one_tile;
-  one_tile.policy = "t512x8";
-  const std::int64_t want = ss::cuda::select_if(src, expect.get(), n, n, pred, nullptr, one_tile);
-  EXPECT_EQ(k, want);
-  EXPECT_GT(want, std::int64_t{1} << 30);
-  STREAMSCAN_TEST_CUDA(cudaMemset(differ.get(), 0, sizeof(unsigned long long)));
-  count_differences<<<4096, 256>>>(got.get(), expect.get(), want, differ.get());
-  std::uint32_t after = 0;
-  STREAMSCAN_TEST_CUDA(cudaMemcpy(&after, got.get() + want, 4, cudaMemcpyDeviceToHost));
-  std::vector<unsigned long long> host;
-  differ.download(host);
-  EXPECT_EQ(host[0], 0ull);
-  std::uint32_t poison = 0;
-  std::memset(&poison, st::poison_byte, 4);
-  EXPECT_EQ(after, poison) << "written past the selected";
+  check_against_one_tile("large_cuda_outbox_compaction", [](auto src, auto out, std::int64_t n, auto pred,
+                                                           ss::select_options opt) {
+    return ss::cuda::select_if(src, out, n, n, pred, nullptr, opt);
+  }, false);
 }
 
 namespace {
