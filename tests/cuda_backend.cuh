@@ -289,12 +289,13 @@ struct cuda_backend {
 
 // The same, with compaction, partition and split on the pipelined select
 // kernel (sm_90+; other calls and in-place compaction fall back to the
-// default): flagged calls on the shape with room for the flags, select_if
-// on the outbox kernel.
+// default): split on the shape with room for the flags, select_if and
+// select_flagged on the outbox kernel.
 struct cuda_backend_pipelined_select : cuda_backend {
   static constexpr const char* select_policy = "p512x2s12r4";  // the defaults from 2^24 (select_policy.cuh)
   static constexpr const char* flagged_select_policy = "p512x2s10";
   static constexpr const char* compaction_select_policy = "o512x4s3b128";  // select_if's, from 2^26
+  static constexpr const char* flagged_compaction_select_policy = "o512x4s4b64";  // select_flagged's, from 2^26
   static std::vector<streamscan::select_strategy> compaction_strategies() {
     return {streamscan::select_strategy::automatic};
   }

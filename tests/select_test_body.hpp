@@ -8,7 +8,8 @@
 //   select_chunk()                       the tile/chunk size, to hit its edges
 //   select_policy                        the policy name compaction and partition run with (null: default)
 //   flagged_select_policy (optional)     the one select_flagged and split run with instead
-//   compaction_select_policy (optional)  the one select_if runs with instead
+//   compaction_select_policy (optional)  the one select_if runs with instead, and
+//   flagged_compaction_select_policy     select_flagged's (both or neither)
 //   run_select(select_request, in, flags, heads, out, heads_out, num) -> status
 //     out (and heads_out) arrive poisoned; in/flags/heads sized n; out sized
 //     max(n, capacity); num receives num_selected / num_false.
@@ -153,8 +154,10 @@ struct has_compaction_select_policy<Backend, std::void_t<decltype(Backend::compa
 
 template <class Backend>
 const char* select_policy_for(select_kind kind) {
-  if constexpr (has_compaction_select_policy<Backend>::value)
+  if constexpr (has_compaction_select_policy<Backend>::value) {
     if (kind == select_kind::select_if) return Backend::compaction_select_policy;
+    if (kind == select_kind::select_flagged) return Backend::flagged_compaction_select_policy;
+  }
   if constexpr (has_flagged_select_policy<Backend>::value)
     if (kind == select_kind::select_flagged || kind == select_kind::split) return Backend::flagged_select_policy;
   return Backend::select_policy;

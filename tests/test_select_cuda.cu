@@ -178,8 +178,8 @@ struct keep_mod_below {
   STREAMSCAN_HOST_DEVICE bool operator()(T x) const { return static_cast<std::uint64_t>(x) % 1000u < threshold; }
 };
 
-// The outbox kernel (select_if's default from 2^26) with its persistent grid
-// cut to 2 blocks, so that each block takes ~40 tiles and its ring (4 tiles'
+// The outbox kernel (select_if's and select_flagged's default from 2^26) with
+// its persistent grid cut to 2 blocks, so that each block takes ~40 tiles and its ring (4 tiles'
 // worth of int32 at 100% kept) and its 32 records go round many times; at
 // 100% kept (the ring full every few tiles), 50%, 2%, with a short capacity;
 // int32 to int32 (the vector drain, at an output offset off 16 bytes too),
@@ -233,9 +233,36 @@ TEST(select_cuda_shapes, OutboxRingAndRecordsWrap) {
     run(std::int32_t{}, std::int64_t{}, 80 * tile4 + 3, threshold, false, 0);
     run(std::uint64_t{}, std::uint64_t{}, 80 * tile8 + 1, threshold, false, 0);
   }
+  // By byte flags, on the flagged outbox shape (its stages land the flags too).
+  constexpr int flagged_shape = ss::cuda::flagged_compaction_shape;
+  const std::string flagged_name = ss::cuda::select_shape_name(flagged_shape);
+  const ss::select_options flagged_opt{ss::select_strategy::stable, flagged_name.c_str()};
+  const std::int64_t n = 80 * ss::cuda::select_policy<4, flagged_shape>::tile_items + 5;
+  for (const int percent : {100, 50, 2}) {
+    std::vector<int> in(static_cast<std::size_t>(n));
+    std::vector<unsigned char> flags(in.size());
+    std::vector<int> kept;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      in[i] = static_cast<int>(rng());
+      flags[i] = static_cast<int>(rng() % 100) < percent;
+      if (flags[i]) kept.push_back(in[i]);
+    }
+    device_buffer<int> d_in(in.size()), d_out(in.size());
+    device_buffer<unsigned char> d_flags(in.size());
+    device_buffer<std::int64_t> d_num(1);
+    d_in.upload(in);
+    d_flags.upload(flags);
+    const int* src = d_in.get();
+    const unsigned char* fl = d_flags.get();
+    expect_select(flagged_name + " select_flagged n=" + std::to_string(n) + " kept " + std::to_string(percent) + "%",
+                  d_out, d_num, [&](void* t, std::size_t& b) {
+                    return ss::cuda::select_flagged(t, b, src, fl, d_out.get(), n, n, d_num.get(), nullptr, flagged_opt);
+                  }, kept, static_cast<std::int64_t>(kept.size()));
+  }
 }
 
-// Flagged calls on the pipelined shape that stages the flags (p512x2s10):
+// Flagged calls on the shapes that stage the flags (the pipeline's p512x2s10,
+// the outbox's o512x4s4b64; split on the latter runs the default):
 // 8-byte values with bool flags (two values a 16-byte row, a side stream of
 // T bools), and 4-byte values whose flags or values start off a 16-byte
 // boundary (the one-tile kernel then). Split and select_flagged, full and
@@ -243,8 +270,8 @@ TEST(select_cuda_shapes, OutboxRingAndRecordsWrap) {
 TEST(select_cuda_shapes, FlaggedPipelineTypesAndPointers) {
   if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
   auto rng = streamscan_test::make_rng("select_cuda_flagged_pipeline");
-  const std::string name = ss::cuda::select_shape_name(ss::cuda::flagged_pipelined_shape);
-  const ss::select_options opt{ss::select_strategy::stable, name.c_str()};
+  std::string name;
+  ss::select_options opt{ss::select_strategy::stable, nullptr};
   auto run = [&](auto value_tag, auto flag_tag, std::int64_t n, int value_offset, int flag_offset) {
     using V = decltype(value_tag);
     using F = decltype(flag_tag);
@@ -264,8 +291,8 @@ TEST(select_cuda_shapes, FlaggedPipelineTypesAndPointers) {
     const V* src = d_in.get() + value_offset;
     const F* fl = d_flags.get() + flag_offset;
     std::ostringstream where;
-    where << sizeof(V) << "-byte values, " << sizeof(F) << "-byte flags, n=" << n << " offsets " << value_offset
-          << "/" << flag_offset;
+    where << name << ", " << sizeof(V) << "-byte values, " << sizeof(F) << "-byte flags, n=" << n << " offsets "
+          << value_offset << "/" << flag_offset;
     auto check = [&](const char* what, auto call, const std::vector<V>& want, std::int64_t want_num) {
       expect_select(std::string(what) + " " + where.str(), d_out, d_num, call, want, want_num);
     };
@@ -278,16 +305,23 @@ TEST(select_cuda_shapes, FlaggedPipelineTypesAndPointers) {
       return ss::cuda::split(t, b, src, fl, d_out.get(), n, d_num.get(), nullptr, opt);
     }, split, static_cast<std::int64_t>(rejected.size()));
   };
-  constexpr int shape = ss::cuda::flagged_pipelined_shape;
-  const std::int64_t tile4 = ss::cuda::select_policy<4, shape>::tile_items;
-  const std::int64_t tile8 = ss::cuda::select_policy<2, shape>::tile_items;
-  for (const std::int64_t n : {tile8 - 1, tile8, 7 * tile8 + 3}) run(std::uint64_t{}, bool{}, n, 0, 0);
-  for (const std::int64_t n : {tile4 + 1, 5 * tile4 + 7}) {
-    run(std::int32_t{}, std::uint8_t{}, n, 0, 0);
-    run(std::int32_t{}, std::uint8_t{}, n, 0, 1);
-    run(std::int32_t{}, std::uint8_t{}, n, 1, 0);
-    run(std::int32_t{}, std::int32_t{}, n, 0, 0);  // flags as wide as the values: no room, the one-tile kernel
-  }
+  auto every_case = [&](auto shape_constant) {
+    constexpr int shape = decltype(shape_constant)::value;
+    name = ss::cuda::select_shape_name(shape);
+    opt.policy = name.c_str();
+    const std::int64_t tile4 = ss::cuda::select_policy<4, shape>::tile_items;
+    const std::int64_t tile8 = ss::cuda::select_policy<2, shape>::tile_items;
+    for (const std::int64_t n : {tile8 - 1, tile8, 7 * tile8 + 3}) run(std::uint64_t{}, bool{}, n, 0, 0);
+    for (const std::int64_t n : {tile4 + 1, 5 * tile4 + 7}) {
+      run(std::int32_t{}, std::uint8_t{}, n, 0, 0);
+      run(std::int32_t{}, std::uint8_t{}, n, 0, 1);
+      run(std::int32_t{}, std::uint8_t{}, n, 1, 0);
+      run(std::int32_t{}, std::int32_t{}, n, 0, 0);  // flags as wide as the values: no room, the one-tile kernel
+    }
+  };
+  // The pipeline's flagged shape (split's default) and the outbox's (select_flagged's from 2^26).
+  every_case(std::integral_constant<int, ss::cuda::flagged_pipelined_shape>{});
+  every_case(std::integral_constant<int, ss::cuda::flagged_compaction_shape>{});
 }
 
 // The built-in defaults on both sides of pipelined_select_from (one-tile

@@ -169,10 +169,9 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
   ours_compact("select_if multi_level", streamscan::select_strategy::multi_level, false);
   ours_compact("select_if hybrid", streamscan::select_strategy::hybrid, false);
   ours_compact("select_if warp_atomic", streamscan::select_strategy::warp_atomic, false);
-  // Outbox shapes run compaction by predicate only (other calls naming them run the default).
-  auto predicate_only = [](int i) { return streamscan::cuda::select_shapes[i].outbox_kb > 0; };
+  // Outbox shapes run compaction only (other calls naming them run the default).
+  auto compaction_only = [](int i) { return streamscan::cuda::select_shapes[i].outbox_kb > 0; };
   for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) {
-    if (predicate_only(i)) continue;
     ours_compact("select_flagged stable", streamscan::select_strategy::stable, true, shapes[i].c_str());
     rep.rows.back().policy = shape_label(i, streamscan::cuda::default_shape_for(false, true, sizeof(std::int32_t), n));
   }
@@ -198,7 +197,7 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
   };
   const std::int32_t* src = in.p;
   for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) {
-    if (predicate_only(i)) continue;
+    if (compaction_only(i)) continue;
     const std::string& shape = shapes[i];
     ours_part("partition", 8.0 * n,
               [&](void* t, std::size_t& b) {
@@ -209,7 +208,7 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
     rep.rows.back().policy = shape_label(i, streamscan::cuda::default_shape_for(true, false, sizeof(std::int32_t), n));
   }
   for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) {
-    if (predicate_only(i)) continue;
+    if (compaction_only(i)) continue;
     const std::string& shape = shapes[i];
     ours_part("stable_partition", 8.0 * n,
               [&](void* t, std::size_t& b) {
@@ -222,7 +221,7 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
     rep.rows.back().policy = shape_label(i, streamscan::cuda::default_shape_for(true, false, sizeof(std::int32_t), n));
   }
   for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) {
-    if (predicate_only(i)) continue;
+    if (compaction_only(i)) continue;
     const std::string& shape = shapes[i];
     ours_part("split", 9.0 * n,
               [&](void* t, std::size_t& b) {
@@ -240,7 +239,7 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
 
 }  // namespace
 
-static int predicate_only_shapes() {
+static int compaction_only_shapes() {
   int k = 0;
   for (const auto& shape : streamscan::cuda::select_shapes) k += shape.outbox_kb > 0 ? 1 : 0;
   return k;
@@ -251,7 +250,7 @@ int gpu_bench_select(const bench_options& o, bench_report& rep) {
   rep.repeat = o.repeat;
   const std::vector<int> sizes = o.sizes_given ? o.log2_sizes : std::vector<int>{24, 28};
   progress bar(o.progress, static_cast<int>(sizes.size() * o.keep_fractions.size()) * (7 + 5 * streamscan::cuda::select_shape_count -
-                                                                                      4 * predicate_only_shapes()));
+                                                                                      3 * compaction_only_shapes()));
   for (const int e : sizes)
     for (const double f : o.keep_fractions) bench_fraction(o, e, f, rep, bar);
   bar.done();

@@ -71,12 +71,11 @@ template <class Source>
 struct pipelined_select_fits<Source, std::void_t<decltype(Source::in)>>
     : std::bool_constant<pipelined_items_fit<Source>()> {};
 
-// Whether the outbox kernel can run a compaction Source: a predicate on the
-// values of a raw input pointer (4 or 8 bytes, as the pipeline stages them).
+// The outbox kernel runs the compaction Sources the pipeline can stage: a
+// predicate on the values of a raw input pointer (4 or 8 bytes), or flags of
+// a raw pointer beside them.
 template <class Source>
-struct not_flagged : std::bool_constant<!select_staging<Source>::flagged> {};
-template <class Source>
-struct outbox_select_fits : std::conjunction<pipelined_select_fits<Source>, not_flagged<Source>> {};
+using outbox_select_fits = pipelined_select_fits<Source>;
 
 // Whether a Source's raw pointers are aligned for the copy engine (16 bytes).
 template <class Source>
@@ -104,7 +103,7 @@ status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std
   auto* counter = reinterpret_cast<unsigned long long*>(temp);
   if constexpr (policy::outbox_bytes > 0) {
     if constexpr (P == placement::compact && outbox_select_fits<Source>::value) {
-      using shape = outbox_shape<policy, typename select_staging<Source>::value>;
+      using shape = outbox_shape<policy, Source>;
       const auto kernel = outbox_select_kernel<policy, Source, C>;
       int per_sm = 0;
       if (!in_place && aligned_for_bulk_copy(src))

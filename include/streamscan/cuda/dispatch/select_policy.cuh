@@ -23,9 +23,10 @@ namespace streamscan::cuda {
 // (kernels/outbox_select_kernel.cuh, sm_90+): `threads` pack threads,
 // `vectors` rows each, `stages` landing stages and a ring of that many KB
 // for the selected values waiting for their prefix; named
-// "oTHREADSxVECTORSsSTAGESbKB". It runs compaction by a predicate of raw
-// pointers to 4- or 8-byte values (not in place); other calls naming it run
-// the default shape.
+// "oTHREADSxVECTORSsSTAGESbKB". It runs compaction of raw pointers to 4- or
+// 8-byte values by a predicate, or by flags of a raw pointer that land with
+// the values (taking stage room too), not in place; other calls naming it
+// run the default shape.
 struct select_shape {
   int threads, vectors, stages = 0, reduce_warps = 2, outbox_kb = 0;
 };
@@ -69,7 +70,8 @@ struct select_shape {
 // stages and a 64 KB ring 0.418 / 0.685 / 0.989.
 inline constexpr select_shape select_shapes[] = {{512, 8},        {256, 8},        {256, 16},
                                                  {128, 16},       {512, 4, 6, 3},  {512, 4, 4, 2},
-                                                 {512, 2, 12, 4}, {512, 2, 10, 2}, {512, 4, 3, 2, 128}};
+                                                 {512, 2, 12, 4}, {512, 2, 10, 2}, {512, 4, 3, 2, 128},
+                                                 {512, 4, 4, 2, 64}};
 inline constexpr int select_shape_count = sizeof(select_shapes) / sizeof(select_shapes[0]);
 inline constexpr int default_select_shape = 0;
 // The defaults, for 4-byte values (8-byte values are not measured on the
@@ -89,19 +91,21 @@ inline constexpr int default_select_shape = 0;
 inline constexpr int default_partition_shape = 6;   // p512x2s12r4
 inline constexpr int flagged_pipelined_shape = 7;   // p512x2s10
 inline constexpr int default_compaction_shape = 8;  // o512x4s3b128
+inline constexpr int flagged_compaction_shape = 9;  // o512x4s4b64: 4 stages of 32 KB values + 8 KB byte flags
 inline constexpr std::int64_t pipelined_select_from = std::int64_t{1} << 24;
 inline constexpr std::int64_t pipelined_compaction_from = std::int64_t{1} << 26;
 static_assert(select_shapes[default_partition_shape].stages > 0 && select_shapes[flagged_pipelined_shape].stages > 0 &&
                   select_shapes[default_partition_shape].outbox_kb == 0 &&
                   select_shapes[flagged_pipelined_shape].outbox_kb == 0 &&
-                  select_shapes[default_compaction_shape].outbox_kb > 0,
+                  select_shapes[default_compaction_shape].outbox_kb > 0 &&
+                  select_shapes[flagged_compaction_shape].outbox_kb > 0,
               "the pipelined shapes");
 // The default shape (the rule above) of a call that writes every element
 // (`writes_all`) or compacts, of n values of `item_bytes`, `flagged` when its
 // flags come from an array the pipeline can stage beside the values.
 constexpr int default_shape_for(bool writes_all, bool flagged, std::size_t item_bytes, std::int64_t n) {
   if (item_bytes != 4 || n < pipelined_select_from) return default_select_shape;
-  if (flagged) return flagged_pipelined_shape;
+  if (flagged) return !writes_all && n >= pipelined_compaction_from ? flagged_compaction_shape : flagged_pipelined_shape;
   if (writes_all) return default_partition_shape;
   return n >= pipelined_compaction_from ? default_compaction_shape : default_select_shape;
 }

@@ -44,15 +44,22 @@
 #include "../util/bulk_copy.cuh"
 #include "../util/uninitialized.cuh"
 #include "pipeline.cuh"
+#include "select_kernels.cuh"
 
 namespace streamscan::cuda::detail {
 
 // Shape of an outbox kernel under Policy (threads: pack threads; rows:
 // 16-byte rows per pack lane; stages; outbox_bytes: the ring; records: tiles
 // between packing and drained; look_back_warps, look_back_windows,
-// drain_warps) for a Source of values A.
-template <class Policy, class A>
+// drain_warps) for a Source: values of a raw pointer, classified by a
+// predicate or by flags of a raw pointer (select_staging; the stage then
+// also lands a full tile's flags). The ring holds what the drain writes (the
+// value: select_stage).
+template <class Policy, class Source>
 struct outbox_shape {
+  using staging = select_staging<Source>;
+  using A = typename staging::value;
+  using staged = typename select_stage<Source>::type;
   static constexpr int width = static_cast<int>(16 / sizeof(A));
   static constexpr int pack_warps = Policy::threads / 32;
   static constexpr int rows = Policy::rows;
@@ -60,14 +67,16 @@ struct outbox_shape {
   static constexpr int slice_items = 32 * rows * width;
   static constexpr int tile_items = pack_warps * slice_items;
   static constexpr unsigned tile_bytes = static_cast<unsigned>(sizeof(A)) * tile_items;
-  static constexpr unsigned ring_items = Policy::outbox_bytes / static_cast<unsigned>(sizeof(A));
+  static constexpr unsigned side_bytes = staging::side_bytes(tile_items);  // the flags of a full tile
+  static constexpr unsigned ring_items = Policy::outbox_bytes / static_cast<unsigned>(sizeof(staged));
   static constexpr int records = Policy::records;
   static constexpr int look_back_warps = Policy::look_back_warps;
   static constexpr int drain_warps = Policy::drain_warps;
   static constexpr int producer_warp = pack_warps, first_look_back_warp = pack_warps + 1;
   static constexpr int first_drain_warp = first_look_back_warp + look_back_warps;
   static constexpr int threads = 32 * (first_drain_warp + drain_warps);
-  static constexpr std::size_t dynamic_shared_bytes = std::size_t{stages} * tile_bytes + Policy::outbox_bytes;
+  static constexpr std::size_t dynamic_shared_bytes = std::size_t{stages} * (tile_bytes + side_bytes) + Policy::outbox_bytes;
+  static_assert(side_bytes % 16 == 0 && tile_bytes % 16 == 0, "stages of whole 16-byte vectors");
   static_assert((ring_items & (ring_items - 1)) == 0 && ring_items >= static_cast<unsigned>(tile_items),
                 "the ring: a power of two of values (offsets run modulo 2^32), at least a tile");
   static_assert((records & (records - 1)) == 0 && records % look_back_warps == 0,
@@ -84,14 +93,17 @@ struct outbox_agent_policy {
 };
 
 template <class Policy, class Source, class C>
-__global__ void __launch_bounds__(
-    outbox_shape<Policy, std::remove_cv_t<std::remove_pointer_t<decltype(Source::in)>>>::threads, 1)
+__global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
     outbox_select_kernel(Source src, std::int64_t n, std::int64_t capacity, std::int64_t* num_selected,
                          tile_status<C> status, unsigned long long* tile_counter) {
 #if STREAMSCAN_BULK_COPY
-  using A = std::remove_cv_t<std::remove_pointer_t<decltype(Source::in)>>;
-  static_assert(std::is_same_v<typename Source::item, A> && !Source::moves_index, "a predicate on the staged values");
-  using shape = outbox_shape<Policy, A>;
+  using shape = outbox_shape<Policy, Source>;
+  using A = typename shape::A;
+  using staging = typename shape::staging;
+  using stage_of = select_stage<Source>;
+  using staged = typename shape::staged;
+  static_assert((staging::flagged || std::is_same_v<typename Source::item, A>) && !Source::moves_index,
+                "a predicate on the staged values, or flags beside them");
   constexpr int W = shape::width, PW = shape::pack_warps, S = shape::stages, T = shape::tile_items;
   constexpr int Q = shape::records;
   constexpr unsigned ring_mask = shape::ring_items - 1;
@@ -109,7 +121,8 @@ __global__ void __launch_bounds__(
   __shared__ unsigned warp_counts[2][PW];
   __shared__ std::int64_t end_round;  // the first round that never comes, once the pack warps have met it
   A* const stage_values = reinterpret_cast<A*>(shared_bytes);
-  A* const ring = reinterpret_cast<A*>(shared_bytes + std::size_t{S} * shape::tile_bytes);
+  unsigned char* const stage_sides = shared_bytes + std::size_t{S} * shape::tile_bytes;
+  staged* const ring = reinterpret_cast<staged*>(shared_bytes + std::size_t{S} * (shape::tile_bytes + shape::side_bytes));
   const std::int64_t tiles = (n + T - 1) / T;
   const int warp = static_cast<int>(threadIdx.x / 32), lane = static_cast<int>(threadIdx.x % 32);
   if (threadIdx.x == 0) {
@@ -141,9 +154,13 @@ __global__ void __launch_bounds__(
       const auto tile = static_cast<std::int64_t>(atomicAdd(tile_counter, 1ull));
       stage_tile[s] = tile;
       const unsigned bytes = tile < tiles ? static_cast<unsigned>(sizeof(A)) * (valid_of(tile) / W * W) : 0u;
+      // A full tile's flags come too (a partial tile's are read from memory).
+      const unsigned side = tile < tiles && valid_of(tile) == T ? shape::side_bytes : 0u;
       if (bytes > 0) {
-        mbarrier_arrive_expect_tx(&full[s], bytes);
+        mbarrier_arrive_expect_tx(&full[s], bytes + side);
         bulk_copy_to_shared(stage_values + s * T, src.in + tile * T, bytes, &full[s]);
+        if constexpr (staging::flagged)
+          if (side > 0) bulk_copy_to_shared(stage_sides + s * shape::side_bytes, src.flags + tile * T, side, &full[s]);
       } else {
         mbarrier_arrive(&full[s]);  // the end, or a tile shorter than a vector
       }
@@ -189,17 +206,17 @@ __global__ void __launch_bounds__(
       const std::int64_t room = capacity - prefix;
       const int end = room < total ? (room > 0 ? static_cast<int>(room) : 0) : total;
       auto at = [&](int i) { return ring[(r.off + static_cast<unsigned>(i)) & ring_mask]; };
-      if constexpr (std::is_same_v<decltype(Source::out), A*>) {
+      if constexpr (std::is_same_v<decltype(Source::out), staged*> && 16 % sizeof(staged) == 0) {
         // Whole 16-byte vectors where the output is aligned for them (no
         // partial sectors, a quarter of the store instructions: 95% kept
         // 0.874 -> 0.847 ms, H100), single values before and after.
-        A* const out = src.out + prefix;
-        const auto misaligned = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) % 16 / sizeof(A));
+        staged* const out = src.out + prefix;
+        const auto misaligned = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) % 16 / sizeof(staged));
         const int head = misaligned == 0 ? 0 : (W - misaligned < end ? W - misaligned : end);
         const int vectors = (end - head) / W;
         if (d < head) out[d] = at(d);
         for (int v = d; v < vectors; v += D) {
-          vector_of<A, W> x;
+          vector_of<staged, W> x;
 #pragma unroll
           for (int c = 0; c < W; ++c) x.x[c] = at(head + v * W + c);
           uint4 bits;
@@ -208,7 +225,7 @@ __global__ void __launch_bounds__(
         }
         for (int i = head + vectors * W + d; i < end; i += D) out[i] = at(i);
       } else {  // another output type: one converted value at a time
-        for (int i = d; i < end; i += D) src.move(at(i), 0, prefix + i);
+        for (int i = d; i < end; i += D) stage_of::move(src, at(i), 0, prefix + i);
       }
       mbarrier_arrive(&drained[q]);
     }
@@ -227,14 +244,29 @@ __global__ void __launch_bounds__(
       return;
     }
     const std::int64_t base = tile * T;
-    const int valid = valid_of(tile), staged = valid / W * W;
+    const int valid = valid_of(tile), landed = valid / W * W;
     const A* stage = stage_values + s * T;
     typename agent_t::classified c;
 #pragma unroll
     for (int j = 0; j < shape::rows; ++j) {
       const int first = slice + (32 * j + lane) * W;
-      if (valid == T) load_row<W, true>(stage, src.in, base, staged, valid, A{}, first, c.v[j]);
-      else load_row<W>(stage, src.in, base, staged, valid, A{}, first, c.v[j]);
+      A v[W];
+      if (valid == T) load_row<W, true>(stage, src.in, base, landed, valid, A{}, first, v);
+      else load_row<W>(stage, src.in, base, landed, valid, A{}, first, v);
+      if constexpr (staging::flagged) {
+        typename staging::flag f[W];
+        if (valid == T) {
+          streamscan::detail::load_values(reinterpret_cast<const typename staging::flag*>(stage_sides + s * shape::side_bytes), first, f);
+        } else {
+#pragma unroll
+          for (int k = 0; k < W; ++k) f[k] = first + k < valid ? src.flags[base + first + k] : typename staging::flag{};
+        }
+#pragma unroll
+        for (int k = 0; k < W; ++k) c.v[j][k] = typename Source::item{static_cast<bool>(f[k]) != src.invert, v[k]};
+      } else {
+#pragma unroll
+        for (int k = 0; k < W; ++k) c.v[j][k] = v[k];
+      }
     }
     mbarrier_arrive(&empty[s]);  // this lane has read the stage
     const unsigned lane_count =
@@ -274,7 +306,7 @@ __global__ void __launch_bounds__(
       unsigned rank = static_cast<unsigned>(agent_t::subgroup_rank(c.kept[j], row_total));
 #pragma unroll
       for (int k = 0; k < W; ++k)
-        if ((c.kept[j] >> k) & 1u) ring[(at + rank++) & ring_mask] = c.v[j][k];
+        if ((c.kept[j] >> k) & 1u) ring[(at + rank++) & ring_mask] = stage_of::of(c.v[j][k]);
       at += static_cast<unsigned>(row_total);
     }
     mbarrier_arrive(&packed[q]);
