@@ -78,8 +78,8 @@ inline constexpr int default_select_shape = 0;
 // pipeline yet and keep t512x8): calls that write every element (partition,
 // stable_partition; p512x2s12r4) and flagged calls (split, select_flagged;
 // p512x2s10, the flags staged with the values) from pipelined_select_from;
-// compaction by predicate (o512x4s3b128, the outbox kernel) from
-// pipelined_compaction_from.
+// compaction (the outbox kernel: o512x4s3b128 by predicate, o512x4s4b64 by
+// flags) from pipelined_compaction_from.
 // Below those the persistent pipeline's start costs more than it gains (same
 // run, 2^24: select_if p512x2s12r4 0.061 / 0.066 / 0.075 ms against t512x8's
 // 0.058 / 0.066 / 0.072; at 2^26 0.156 / 0.190 / 0.229 against 0.162 / 0.205
@@ -91,7 +91,11 @@ inline constexpr int default_select_shape = 0;
 inline constexpr int default_partition_shape = 6;   // p512x2s12r4
 inline constexpr int flagged_pipelined_shape = 7;   // p512x2s10
 inline constexpr int default_compaction_shape = 8;  // o512x4s3b128
-inline constexpr int flagged_compaction_shape = 9;  // o512x4s4b64: 4 stages of 32 KB values + 8 KB byte flags
+// o512x4s4b64: 4 stages of 32 KB values + 8 KB byte flags, a 64 KB ring. H100,
+// 2^28 int32 by byte flags at 5 / 50 / 95% kept: 0.505 / 0.777 / 1.023 ms
+// against p512x2s10's 0.817 / 0.844 / 0.970 (2^26: 0.150 / 0.219 / 0.282
+// against 0.229 / 0.237 / 0.266; docs/results/streamscan_bench_select_2026-11-25d_h100.json).
+inline constexpr int flagged_compaction_shape = 9;
 inline constexpr std::int64_t pipelined_select_from = std::int64_t{1} << 24;
 inline constexpr std::int64_t pipelined_compaction_from = std::int64_t{1} << 26;
 static_assert(select_shapes[default_partition_shape].stages > 0 && select_shapes[flagged_pipelined_shape].stages > 0 &&
