@@ -328,21 +328,30 @@ TEST(select_cuda_shapes, FlaggedPipelineTypesAndPointers) {
 // kernel below, a pipelined one from there on sm_90+) of every call whose
 // default changes there: partition (rejected in reverse input order),
 // stable_partition, split (by flags, falses first) and select_flagged; and
-// select_if on both sides of pipelined_compaction_from.
+// select_if and select_flagged on both sides of pipelined_compaction_from.
 TEST(select_cuda_convenience, DefaultsAroundPipelinedFrom) {
   if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
   auto rng = streamscan_test::make_rng("select_cuda_partition_from");
   for (const std::int64_t n : {ss::cuda::pipelined_compaction_from - 1, ss::cuda::pipelined_compaction_from + 2053}) {
     std::vector<int> in(n), kept;
+    std::vector<unsigned char> flags(in.size());
     for (auto& x : in) x = static_cast<int>(rng() % 1000);
-    for (const int x : in)
-      if (below300{}(x)) kept.push_back(x);
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      flags[i] = below300{}(in[i]);
+      if (flags[i]) kept.push_back(in[i]);
+    }
     device_buffer<int> d_in(n), d_out(n);
+    device_buffer<unsigned char> d_flags(in.size());
     device_buffer<std::int64_t> d_num(1);
     d_in.upload(in);
+    d_flags.upload(flags);
     const int* src = d_in.get();
+    const unsigned char* fl = d_flags.get();
     expect_select("select_if n=" + std::to_string(n), d_out, d_num, [&](void* t, std::size_t& b) {
       return ss::cuda::select_if(t, b, src, d_out.get(), n, n, d_num.get(), below300{});
+    }, kept, static_cast<std::int64_t>(kept.size()));
+    expect_select("select_flagged n=" + std::to_string(n), d_out, d_num, [&](void* t, std::size_t& b) {
+      return ss::cuda::select_flagged(t, b, src, fl, d_out.get(), n, n, d_num.get());
     }, kept, static_cast<std::int64_t>(kept.size()));
   }
   for (const std::int64_t n : {ss::cuda::pipelined_select_from - 1, ss::cuda::pipelined_select_from + 4099}) {
