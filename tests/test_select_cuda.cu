@@ -91,6 +91,21 @@ TEST(select_cuda_types, StructsEveryStrategy) {
   }
 }
 
+// int32 values and their byte flags on the device, an output as long as the
+// input and a count: what most tests here hand to the calls.
+struct flagged_ints {
+  device_buffer<int> in, out;
+  device_buffer<unsigned char> flags;
+  device_buffer<std::int64_t> num;
+  flagged_ints(const std::vector<int>& values, const std::vector<unsigned char>& f)
+      : in(values.size()), out(values.size()), flags(f.size()), num(1) {
+    in.upload(values);
+    flags.upload(f);
+  }
+  const int* src() const { return in.get(); }
+  const unsigned char* fl() const { return flags.get(); }
+};
+
 struct keep_all_ints {
   STREAMSCAN_HOST_DEVICE bool operator()(int) const { return true; }
 };
@@ -141,13 +156,11 @@ TEST(select_cuda_shapes, EveryShapeAtItsTileEdges) {
         flags[i] = in[i] < 300;
         (flags[i] ? kept : rejected).push_back(in[i]);
       }
-      device_buffer<int> d_in(in.size()), d_out(in.size());
-      device_buffer<unsigned char> d_flags(in.size());
-      device_buffer<std::int64_t> d_num(1);
-      d_in.upload(in);
-      d_flags.upload(flags);
-      const int* src = d_in.get();
-      const unsigned char* fl = d_flags.get();
+      flagged_ints dev(in, flags);
+      auto& d_out = dev.out;
+      auto& d_num = dev.num;
+      const int* src = dev.src();
+      const unsigned char* fl = dev.fl();
       auto check = [&](const char* what, auto call, const std::vector<int>& want, std::int64_t want_num) {
         expect_select(std::string(what) + " " + name + " n=" + std::to_string(n), d_out, d_num, call, want, want_num);
       };
@@ -247,16 +260,11 @@ TEST(select_cuda_shapes, OutboxRingAndRecordsWrap) {
       flags[i] = static_cast<int>(rng() % 100) < percent;
       if (flags[i]) kept.push_back(in[i]);
     }
-    device_buffer<int> d_in(in.size()), d_out(in.size());
-    device_buffer<unsigned char> d_flags(in.size());
-    device_buffer<std::int64_t> d_num(1);
-    d_in.upload(in);
-    d_flags.upload(flags);
-    const int* src = d_in.get();
-    const unsigned char* fl = d_flags.get();
+    flagged_ints dev(in, flags);
     expect_select(flagged_name + " select_flagged n=" + std::to_string(n) + " kept " + std::to_string(percent) + "%",
-                  d_out, d_num, [&](void* t, std::size_t& b) {
-                    return ss::cuda::select_flagged(t, b, src, fl, d_out.get(), n, n, d_num.get(), nullptr, flagged_opt);
+                  dev.out, dev.num, [&](void* t, std::size_t& b) {
+                    return ss::cuda::select_flagged(t, b, dev.src(), dev.fl(), dev.out.get(), n, n, dev.num.get(),
+                                                    nullptr, flagged_opt);
                   }, kept, static_cast<std::int64_t>(kept.size()));
   }
 }
@@ -340,18 +348,12 @@ TEST(select_cuda_convenience, DefaultsAroundPipelinedFrom) {
       flags[i] = below300{}(in[i]);
       if (flags[i]) kept.push_back(in[i]);
     }
-    device_buffer<int> d_in(n), d_out(n);
-    device_buffer<unsigned char> d_flags(in.size());
-    device_buffer<std::int64_t> d_num(1);
-    d_in.upload(in);
-    d_flags.upload(flags);
-    const int* src = d_in.get();
-    const unsigned char* fl = d_flags.get();
-    expect_select("select_if n=" + std::to_string(n), d_out, d_num, [&](void* t, std::size_t& b) {
-      return ss::cuda::select_if(t, b, src, d_out.get(), n, n, d_num.get(), below300{});
+    flagged_ints dev(in, flags);
+    expect_select("select_if n=" + std::to_string(n), dev.out, dev.num, [&](void* t, std::size_t& b) {
+      return ss::cuda::select_if(t, b, dev.src(), dev.out.get(), n, n, dev.num.get(), below300{});
     }, kept, static_cast<std::int64_t>(kept.size()));
-    expect_select("select_flagged n=" + std::to_string(n), d_out, d_num, [&](void* t, std::size_t& b) {
-      return ss::cuda::select_flagged(t, b, src, fl, d_out.get(), n, n, d_num.get());
+    expect_select("select_flagged n=" + std::to_string(n), dev.out, dev.num, [&](void* t, std::size_t& b) {
+      return ss::cuda::select_flagged(t, b, dev.src(), dev.fl(), dev.out.get(), n, n, dev.num.get());
     }, kept, static_cast<std::int64_t>(kept.size()));
   }
   for (const std::int64_t n : {ss::cuda::pipelined_select_from - 1, ss::cuda::pipelined_select_from + 4099}) {
@@ -364,12 +366,10 @@ TEST(select_cuda_convenience, DefaultsAroundPipelinedFrom) {
       (flags[i] ? kept : rejected).push_back(in[i]);
     }
     const auto k = static_cast<std::int64_t>(kept.size());
-    device_buffer<int> d_in(n), d_out(n);
-    device_buffer<unsigned char> d_flags(n);
-    d_in.upload(in);
-    d_flags.upload(flags);
-    const int* src = d_in.get();
-    const unsigned char* fl = d_flags.get();
+    flagged_ints dev(in, flags);
+    auto& d_out = dev.out;
+    const int* src = dev.src();
+    const unsigned char* fl = dev.fl();
     auto check = [&](const char* what, auto call, const std::vector<int>& want, std::int64_t want_num) {
       STREAMSCAN_TEST_CUDA(cudaMemset(d_out.get(), 0xA7, n * sizeof(int)));
       EXPECT_EQ(call(), want_num) << what << " n=" << n;
