@@ -71,12 +71,6 @@ template <class Source>
 struct pipelined_select_fits<Source, std::void_t<decltype(Source::in)>>
     : std::bool_constant<pipelined_items_fit<Source>()> {};
 
-// The outbox kernel runs the compaction Sources the pipeline can stage: a
-// predicate on the values of a raw input pointer (4 or 8 bytes), or flags of
-// a raw pointer beside them.
-template <class Source>
-using outbox_select_fits = pipelined_select_fits<Source>;
-
 // Whether a Source's raw pointers are aligned for the copy engine (16 bytes).
 template <class Source>
 bool aligned_for_bulk_copy(const Source& src) {
@@ -102,7 +96,8 @@ status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std
   const tile_status<C> status_words(temp + counter_bytes, tiles);
   auto* counter = reinterpret_cast<unsigned long long*>(temp);
   if constexpr (policy::outbox_bytes > 0) {
-    if constexpr (P == placement::compact && outbox_select_fits<Source>::value) {
+    // The outbox kernel runs the compaction Sources the pipeline can stage.
+    if constexpr (P == placement::compact && pipelined_select_fits<Source>::value) {
       using shape = outbox_shape<policy, Source>;
       const auto kernel = outbox_select_kernel<policy, Source, C>;
       int per_sm = 0;

@@ -253,20 +253,7 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
       A v[W];
       if (valid == T) load_row<W, true>(stage, src.in, base, landed, valid, A{}, first, v);
       else load_row<W>(stage, src.in, base, landed, valid, A{}, first, v);
-      if constexpr (staging::flagged) {
-        typename staging::flag f[W];
-        if (valid == T) {
-          streamscan::detail::load_values(reinterpret_cast<const typename staging::flag*>(stage_sides + s * shape::side_bytes), first, f);
-        } else {
-#pragma unroll
-          for (int k = 0; k < W; ++k) f[k] = first + k < valid ? src.flags[base + first + k] : typename staging::flag{};
-        }
-#pragma unroll
-        for (int k = 0; k < W; ++k) c.v[j][k] = typename Source::item{static_cast<bool>(f[k]) != src.invert, v[k]};
-      } else {
-#pragma unroll
-        for (int k = 0; k < W; ++k) c.v[j][k] = v[k];
-      }
+      staged_items<W, T>(src, v, stage_sides + s * shape::side_bytes, base, valid, first, c.v[j]);
     }
     mbarrier_arrive(&empty[s]);  // this lane has read the stage
     const unsigned lane_count =

@@ -124,6 +124,32 @@ struct select_staging<Source, std::void_t<decltype(Source::flags)>> {
   static constexpr bool flagged = true;
   static constexpr unsigned side_bytes(int tile_items) { return static_cast<unsigned>(tile_items * sizeof(flag)); }
 };
+// The items at positions [first, first + W) of a staged tile (T positions
+// at `base`, `valid` of them elements) from their staged values: a flagged
+// source's flags come from the stage's side stream (`side`: a full tile's)
+// or, in a partial tile, from memory. Shared by the pipelined select program
+// and the outbox kernel.
+template <int W, int T, class Source, class V, class I>
+__device__ __forceinline__ void staged_items(const Source& src, const V (&v)[W], const unsigned char* side,
+                                             std::int64_t base, int valid, int first, I (&it)[W]) {
+  using staging = select_staging<Source>;
+  if constexpr (staging::flagged) {
+    using flag = typename staging::flag;
+    flag f[W];
+    if (valid == T) {
+      streamscan::detail::load_values(reinterpret_cast<const flag*>(side), first, f);
+    } else {
+#pragma unroll
+      for (int c = 0; c < W; ++c) f[c] = first + c < valid ? src.flags[base + first + c] : flag{};
+    }
+#pragma unroll
+    for (int c = 0; c < W; ++c) it[c] = I{static_cast<bool>(f[c]) != src.invert, v[c]};
+  } else {
+#pragma unroll
+    for (int c = 0; c < W; ++c) it[c] = v[c];
+  }
+}
+
 // The pipeline's shape for a select Policy and Source.
 template <class Policy, class Source>
 using select_pipeline_shape = pipelined_shape<Policy, typename select_staging<Source>::value,
@@ -177,20 +203,7 @@ struct pipelined_select_program {
 
   // The items at tile positions [first, first + W) from their values.
   __device__ void to_items(const value (&v)[W], const pipeline_tile& t, int first, item (&it)[W]) const {
-    if constexpr (staging::flagged) {
-      flag f[W];
-      if (t.valid == T) {
-        streamscan::detail::load_values(reinterpret_cast<const flag*>(t.side), first, f);
-      } else {
-#pragma unroll
-        for (int c = 0; c < W; ++c) f[c] = first + c < t.valid ? src.flags[t.base + first + c] : flag{};
-      }
-#pragma unroll
-      for (int c = 0; c < W; ++c) it[c] = item{static_cast<bool>(f[c]) != src.invert, v[c]};
-    } else {
-#pragma unroll
-      for (int c = 0; c < W; ++c) it[c] = v[c];
-    }
+    staged_items<W, T>(src, v, t.side, t.base, t.valid, first, it);
   }
   template <class Full>
   __device__ C reduce(const value (&v)[W], const pipeline_tile& t, int first, Full) const {
