@@ -391,6 +391,42 @@ TEST(select_cuda_convenience, DefaultsAroundPipelinedFrom) {
   }
 }
 
+struct low300 {
+  STREAMSCAN_HOST_DEVICE bool operator()(std::uint64_t x) const { return x % 1000 < 300; }
+};
+
+// 8-byte values have their own defaults (select_policy.cuh): partition and
+// stable_partition pipelined from pipelined_select_from, select_if on the
+// outbox from wide_compaction_from; each on both sides of its edge.
+TEST(select_cuda_convenience, WideDefaultsAroundTheirEdges) {
+  if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
+  auto rng = streamscan_test::make_rng("select_cuda_wide_defaults");
+  for (const std::int64_t n : {ss::cuda::pipelined_select_from - 1, ss::cuda::pipelined_select_from + 4099,
+                               ss::cuda::wide_compaction_from - 1, ss::cuda::wide_compaction_from + 2053}) {
+    std::vector<std::uint64_t> in(n), kept, rejected;
+    for (auto& x : in) x = rng();
+    for (const std::uint64_t x : in) (low300{}(x) ? kept : rejected).push_back(x);
+    const auto k = static_cast<std::int64_t>(kept.size());
+    device_buffer<std::uint64_t> d_in(in.size()), d_out(in.size());
+    device_buffer<std::int64_t> d_num(1);
+    d_in.upload(in);
+    const std::string at = " n=" + std::to_string(n);
+    expect_select("select_if" + at, d_out, d_num, [&](void* t, std::size_t& b) {
+      return ss::cuda::select_if(t, b, d_in.get(), d_out.get(), n, n, d_num.get(), low300{});
+    }, kept, k);
+    if (n >= ss::cuda::wide_compaction_from - 1) continue;  // partition's edge is the first two
+    std::vector<std::uint64_t> want = kept;
+    want.insert(want.end(), rejected.rbegin(), rejected.rend());
+    expect_select("partition" + at, d_out, d_num, [&](void* t, std::size_t& b) {
+      return ss::cuda::partition(t, b, d_in.get(), d_out.get(), n, d_num.get(), low300{});
+    }, want, k);
+    std::copy(rejected.begin(), rejected.end(), want.begin() + k);
+    expect_select("stable_partition" + at, d_out, d_num, [&](void* t, std::size_t& b) {
+      return ss::cuda::stable_partition(t, b, d_in.get(), d_out.get(), n, d_num.get(), low300{});
+    }, want, k);
+  }
+}
+
 // The convenience forms: scratch allocated for the call, the count returned.
 TEST(select_cuda_convenience, CountsComeBack) {
   if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";

@@ -74,8 +74,7 @@ inline constexpr select_shape select_shapes[] = {{512, 8},        {256, 8},     
                                                  {512, 4, 4, 2, 64}};
 inline constexpr int select_shape_count = sizeof(select_shapes) / sizeof(select_shapes[0]);
 inline constexpr int default_select_shape = 0;
-// The defaults, for 4-byte values (8-byte values are not measured on the
-// pipeline yet and keep t512x8): calls that write every element (partition,
+// The defaults, for 4-byte values (8-byte values: below): calls that write every element (partition,
 // stable_partition; p512x2s12r4) and flagged calls (split, select_flagged;
 // p512x2s10, the flags staged with the values) from pipelined_select_from;
 // compaction (the outbox kernel: o512x4s3b128 by predicate, o512x4s4b64 by
@@ -98,6 +97,18 @@ inline constexpr int default_compaction_shape = 8;  // o512x4s3b128
 inline constexpr int flagged_compaction_shape = 9;
 inline constexpr std::int64_t pipelined_select_from = std::int64_t{1} << 24;
 inline constexpr std::int64_t pipelined_compaction_from = std::int64_t{1} << 26;
+// 8-byte values (uint64 by predicate, H100, 2026-11-25, experiments/select_wide.cu,
+// docs/results/select_wide_2026-11-25_h100.txt; 5 / 50 / 95% kept): partition
+// and stable_partition on p512x2s12r4 from pipelined_select_from (2^27: 0.860 /
+// 0.848 / 0.870 ms against t512x8's 0.932 / 0.930 / 0.937 and CUB's 0.877 /
+// 0.876 / 0.883; 2^24 0.132 / 0.133 against 0.135 / 0.132 at 5 / 95%);
+// select_if on the outbox o512x4s3b128 from wide_compaction_from (2^25: 0.147 /
+// 0.170 / 0.224 against 0.164 / 0.200 / 0.236; 2^27: 0.526 / 0.613 / 0.808
+// against 0.585 / 0.742 / 0.895, CUB 0.617 / 0.717 / 0.907; at 2^24 the outbox
+// loses at 95%: 0.133 against 0.128). select_flagged keeps t512x8, which skips
+// values whose flags are all false (2^27: 0.468 / 0.745 / 0.906 against the
+// outbox's 0.454 / 0.751 / 0.986).
+inline constexpr std::int64_t wide_compaction_from = std::int64_t{1} << 25;
 static_assert(select_shapes[default_partition_shape].stages > 0 && select_shapes[flagged_pipelined_shape].stages > 0 &&
                   select_shapes[default_partition_shape].outbox_kb == 0 &&
                   select_shapes[flagged_pipelined_shape].outbox_kb == 0 &&
@@ -108,6 +119,11 @@ static_assert(select_shapes[default_partition_shape].stages > 0 && select_shapes
 // (`writes_all`) or compacts, of n values of `item_bytes`, `flagged` when its
 // flags come from an array the pipeline can stage beside the values.
 constexpr int default_shape_for(bool writes_all, bool flagged, std::size_t item_bytes, std::int64_t n) {
+  if (item_bytes == 8 && n >= pipelined_select_from) {
+    if (flagged) return default_select_shape;
+    if (writes_all) return default_partition_shape;
+    return n >= wide_compaction_from ? default_compaction_shape : default_select_shape;
+  }
   if (item_bytes != 4 || n < pipelined_select_from) return default_select_shape;
   if (flagged) return !writes_all && n >= pipelined_compaction_from ? flagged_compaction_shape : flagged_pipelined_shape;
   if (writes_all) return default_partition_shape;
