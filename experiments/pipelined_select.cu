@@ -242,6 +242,9 @@ int main(int argc, char** argv) {
     const bool tr = false;
     variant<placement::compact, pipe_policy<2, 12, 4, 2, 4>>(s, threshold, memcpy_ms, cub_sel, tr);
     outbox<outbox_policy<4, 3, 128, 1>>(s, threshold, memcpy_ms, cub_sel, tr);  // the library's default
+    outbox<outbox_policy<4, 4, 64, 1>>(s, threshold, memcpy_ms, cub_sel, tr);
+    outbox<outbox_policy<4, 5, 64, 1>>(s, threshold, memcpy_ms, cub_sel, tr);
+    outbox<outbox_policy<4, 6, 32, 1>>(s, threshold, memcpy_ms, cub_sel, tr);
     hybrid(s, threshold, memcpy_ms, cub_sel);
   }
   return 0;

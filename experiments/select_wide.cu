@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -77,6 +78,19 @@ int main(int argc, char** argv) {
     std::printf("  %-34s %8.4f ms %5.1f%% of memcpy's rate, %.2fx CUB %s\n", name, ms,
                 100 * memcpy_ms * bytes / (16.0 * n) / ms, cub_ms / ms, ok ? "ok" : "WRONG");
   };
+  // Each named shape of one call (call(temp_bytes, options)), checked as above.
+  auto each_shape = [&](const char* call_name, std::initializer_list<const char*> shapes, double bytes, double cub_ms,
+                        auto call) {
+    for (const char* shape : shapes) {
+      char name[64];
+      std::snprintf(name, sizeof name, "%s %s", call_name, shape);
+      const streamscan::select_options opt{streamscan::select_strategy::stable, shape};
+      check(name, bytes, cub_ms, [&] {
+        std::size_t tb = temp_bytes;
+        ok_or_throw(call(tb, opt), name);
+      });
+    }
+  };
   for (u64 threshold : {50, 500, 950}) {
     fill<<<1024, 256>>>(in, flags, n, threshold);
     cuda_check(cudaDeviceSynchronize(), "fill");
@@ -91,47 +105,30 @@ int main(int argc, char** argv) {
     cuda_check(cudaMemcpy(&k, ref_count, 8, cudaMemcpyDeviceToHost), "copy");
     std::printf("keep %d%% (%lld kept): CUB DeviceSelect::If %.4f ms\n", static_cast<int>(threshold / 10),
                 static_cast<long long>(k), cub_if_ms);
-    for (const char* shape : {"default", "t512x8", "p512x2s12r4", "o512x4s3b128", "o512x4s4b64"}) {
-      char name[64];
-      std::snprintf(name, sizeof name, "select_if %s", shape);
-      check(name, 8.0 * n + 8.0 * k, cub_if_ms, [&] {
-        std::size_t tb = temp_bytes;
-        ok_or_throw(streamscan::cuda::select_if(temp, tb, in, out, n, n, count, below{threshold}, nullptr,
-                                               streamscan::select_options{streamscan::select_strategy::stable, shape}),
-                    name);
-      });
-    }
+    using opts = const streamscan::select_options&;
+    each_shape("select_if", {"default", "t512x8", "p512x2s12r4", "o512x4s3b128", "o512x4s4b64"}, 8.0 * n + 8.0 * k,
+               cub_if_ms, [&](std::size_t& tb, opts o) {
+                 return streamscan::cuda::select_if(temp, tb, in, out, n, n, count, below{threshold}, nullptr, o);
+               });
     // select_flagged (byte flags)
     auto cub_flagged = [&] { cub::DeviceSelect::Flagged(temp, b, in, flags, ref, ref_count, n); };
     const double cub_flagged_ms = median_ms(20, [&](int) { cub_flagged(); });
     cub_flagged();
     std::printf("  CUB DeviceSelect::Flagged %.4f ms\n", cub_flagged_ms);
-    for (const char* shape : {"default", "p512x2s10", "o512x4s4b64", "o512x4s3b128"}) {
-      char name[64];
-      std::snprintf(name, sizeof name, "select_flagged %s", shape);
-      check(name, 9.0 * n + 8.0 * k, cub_flagged_ms, [&] {
-        std::size_t tb = temp_bytes;
-        ok_or_throw(streamscan::cuda::select_flagged(temp, tb, in, flags, out, n, n, count, nullptr,
-                                                    streamscan::select_options{streamscan::select_strategy::stable, shape}),
-                    name);
-      });
-    }
+    each_shape("select_flagged", {"default", "p512x2s10", "o512x4s4b64", "o512x4s3b128"}, 9.0 * n + 8.0 * k,
+               cub_flagged_ms, [&](std::size_t& tb, opts o) {
+                 return streamscan::cuda::select_flagged(temp, tb, in, flags, out, n, n, count, nullptr, o);
+               });
     // partition (CUB's convention: the rejected reversed at the end)
     auto cub_part = [&] { cub::DevicePartition::If(temp, b, in, ref, ref_count, n, below{threshold}); };
     const double cub_part_ms = median_ms(20, [&](int) { cub_part(); });
     cub_part();
     cuda_check(cudaMemcpy(want.data(), ref, n * 8, cudaMemcpyDeviceToHost), "copy");
     std::printf("  CUB DevicePartition::If %.4f ms\n", cub_part_ms);
-    for (const char* shape : {"default", "t512x8", "p512x2s12r4", "p512x2s10"}) {
-      char name[64];
-      std::snprintf(name, sizeof name, "partition %s", shape);
-      check(name, 16.0 * n, cub_part_ms, [&] {
-        std::size_t tb = temp_bytes;
-        ok_or_throw(streamscan::cuda::partition(temp, tb, in, out, n, count, below{threshold}, nullptr,
-                                               streamscan::select_options{streamscan::select_strategy::stable, shape}),
-                    name);
-      });
-    }
+    each_shape("partition", {"default", "t512x8", "p512x2s12r4", "p512x2s10"}, 16.0 * n, cub_part_ms,
+               [&](std::size_t& tb, opts o) {
+                 return streamscan::cuda::partition(temp, tb, in, out, n, count, below{threshold}, nullptr, o);
+               });
     // stable_partition: the selected, then the rejected, both in input order (host reference)
     std::vector<u64> host(n);
     cuda_check(cudaMemcpy(host.data(), in, n * 8, cudaMemcpyDeviceToHost), "copy");
@@ -139,16 +136,10 @@ int main(int argc, char** argv) {
     for (u64 x : host) if (below{threshold}(x)) want[w++] = x;
     for (u64 x : host) if (!below{threshold}(x)) want[w++] = x;
     std::printf("  stable_partition (CUB has none; against DevicePartition::If)\n");
-    for (const char* shape : {"default", "t512x8", "p512x2s12r4"}) {
-      char name[64];
-      std::snprintf(name, sizeof name, "stable_partition %s", shape);
-      check(name, 16.0 * n, cub_part_ms, [&] {
-        std::size_t tb = temp_bytes;
-        ok_or_throw(streamscan::cuda::stable_partition(temp, tb, in, out, n, count, below{threshold}, nullptr,
-                                                       streamscan::select_options{streamscan::select_strategy::stable, shape}),
-                    name);
-      });
-    }
+    each_shape("stable_partition", {"default", "t512x8", "p512x2s12r4"}, 16.0 * n, cub_part_ms,
+               [&](std::size_t& tb, opts o) {
+                 return streamscan::cuda::stable_partition(temp, tb, in, out, n, count, below{threshold}, nullptr, o);
+               });
   }
   return 0;
 }
