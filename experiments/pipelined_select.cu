@@ -4,13 +4,17 @@
 // and the outbox kernel (outbox_select_kernel: stages only land tiles, the
 // selected values wait for their prefix in a shared-memory ring) in several
 // shapes, at 2^28 int32, in one process against memcpy, a read-only stream of
-// the same input and CUB. Kernels are launched directly with this file's
-// policies, so one binary holds every variant; every output is checked
-// against a host copy_if / partition. Results:
-// docs/results/pipelined_select_outbox_2026-11-25_h100.txt.
+// the same input and CUB, and seed 002's hybrid beside them. Kernels are
+// launched directly with this file's policies, so one binary holds every
+// variant; every output is checked against a host copy_if / partition (the
+// hybrid's as a multiset). Results:
+// docs/results/pipelined_select_outbox_2026-11-25_h100.txt (the outbox's
+// shapes), docs/results/seed002_hybrid_variants_2026-11-25_h100.txt (hybrid
+// variants since removed, and the stage/ring splits 4+64, 5+64, 6+32 KB).
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -Iinclude \
-//        experiments/pipelined_select.cu -o pipelined_select && ./pipelined_select [log2 n]
+//        experiments/pipelined_select.cu -o pipelined_select
+//   ./pipelined_select [log2 n [keep per mille: 50, 500 or 950; default all three]]
 #define STREAMSCAN_PIPELINE_TRACE 1  // timeline probes; off unless a buffer is set
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_select.cuh>
