@@ -179,9 +179,11 @@ void outbox(const setup& s, int threshold, double memcpy_ms, double cub_ms, bool
     cuda_check(cudaGetLastError(), "launch");
   };
   char name[96];
-  std::snprintf(name, sizeof name, "compact outbox o%dx%ds%d b%uK d%d q%d l%d", Policy::threads, Policy::rows,
+  int per_sm = 0;
+  cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, shape::threads, smem), "occupancy");
+  std::snprintf(name, sizeof name, "compact outbox o%dx%ds%d b%uK d%d q%d l%d, %d/SM", Policy::threads, Policy::rows,
                 Policy::stages, Policy::outbox_bytes / 1024, Policy::drain_warps, Policy::records,
-                Policy::look_back_warps);
+                Policy::look_back_warps, per_sm);
   check(s, name, placement::compact, threshold, memcpy_ms, cub_ms, run, tiles, trace_it);
 }
 
@@ -247,8 +249,6 @@ int main(int argc, char** argv) {
     variant<placement::compact, pipe_policy<2, 12, 4, 2, 4>>(s, threshold, memcpy_ms, cub_sel, tr);
     outbox<outbox_policy<4, 3, 128, 1>>(s, threshold, memcpy_ms, cub_sel, tr);  // the library's default
     outbox<outbox_policy<4, 4, 64, 1>>(s, threshold, memcpy_ms, cub_sel, tr);
-    outbox<outbox_policy<4, 5, 64, 1>>(s, threshold, memcpy_ms, cub_sel, tr);
-    outbox<outbox_policy<4, 6, 32, 1>>(s, threshold, memcpy_ms, cub_sel, tr);
     hybrid(s, threshold, memcpy_ms, cub_sel);
   }
   return 0;
