@@ -179,11 +179,9 @@ void outbox(const setup& s, int threshold, double memcpy_ms, double cub_ms, bool
     cuda_check(cudaGetLastError(), "launch");
   };
   char name[96];
-  int per_sm = 0;
-  cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, shape::threads, smem), "occupancy");
-  std::snprintf(name, sizeof name, "compact outbox o%dx%ds%d b%uK d%d q%d l%d, %d/SM", Policy::threads, Policy::rows,
+  std::snprintf(name, sizeof name, "compact outbox o%dx%ds%d b%uK d%d q%d l%d", Policy::threads, Policy::rows,
                 Policy::stages, Policy::outbox_bytes / 1024, Policy::drain_warps, Policy::records,
-                Policy::look_back_warps, per_sm);
+                Policy::look_back_warps);
   check(s, name, placement::compact, threshold, memcpy_ms, cub_ms, run, tiles, trace_it);
 }
 
