@@ -27,9 +27,10 @@
 // A tile then waits for its prefix in the outbox, which holds 4 bytes per
 // selected int32: at 5% kept the default 128 KB ring holds the selections of
 // ~80 tiles of 8192, and the stages keep streaming (2^28 int32 at 5 / 50 /
-// 95% kept, H100: 85-88 / 90-91 / 88% of memcpy's rate for the bytes,
-// against the shared pipeline's 66-70 / 82-84 / 85-87%; docs/performance.md). Tiles go round the stages, records and ring
-// in claim order; every ring and record slot is reused only after the drain
+// 95% kept, H100: 88-90 / 90 / 87-89% of memcpy's rate for the bytes,
+// against the shared pipeline's 66-70 / 82-84 / 85-87%;
+// docs/performance.md). Tiles go round the stages, records and ring in
+// claim order; every ring and record slot is reused only after the drain
 // of what it held (the drained barriers). Ids come from a counter in
 // increasing order per block, and a tile only waits for smaller ids held by
 // running blocks: no deadlock, whatever the grid.
