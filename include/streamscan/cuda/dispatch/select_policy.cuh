@@ -76,8 +76,8 @@ inline constexpr int select_shape_count = sizeof(select_shapes) / sizeof(select_
 inline constexpr int default_select_shape = 0;
 // The defaults, for 4-byte values (8-byte values: below): calls that write
 // every element (partition, stable_partition; p512x2s12r4) and flagged calls
-// (split, select_flagged;
-// p512x2s10, the flags staged with the values) from pipelined_select_from;
+// (split, select_flagged; p512x2s10, the flags staged with the values) from
+// pipelined_select_from;
 // compaction (the outbox kernel: o512x4s3b128 by predicate, o512x4s4b64 by
 // flags) from pipelined_compaction_from.
 // Below those the persistent pipeline's start costs more than it gains (same
