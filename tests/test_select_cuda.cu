@@ -427,6 +427,54 @@ TEST(select_cuda_convenience, WideDefaultsAroundTheirEdges) {
   }
 }
 
+// seed 002's hybrid kernel on a source that inverts its predicate (no public
+// compaction does yet): the ballots are flipped once a subgroup, over the
+// valid elements of the last group only. Full and ragged groups, with the
+// capacity check on and off; outputs poisoned, checked as multisets.
+TEST(select_cuda_seed002, HybridInvertsOverValidElementsOnly) {
+  if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
+  auto rng = streamscan_test::make_rng("select_cuda_seed002");
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{33}, std::int64_t{1024}, std::int64_t{3 * 1024 + 17},
+                               std::int64_t{20000}}) {
+    std::vector<int> in(static_cast<std::size_t>(n));
+    for (auto& x : in) x = std::uniform_int_distribution<int>(0, 999)(rng);
+    std::vector<int> want;  // selected: not below 300
+    for (const int x : in)
+      if (!below300{}(x)) want.push_back(x);
+    const auto k = static_cast<std::int64_t>(want.size());
+    device_buffer<int> d_in(in.size()), d_out(in.size());
+    device_buffer<unsigned long long> d_counter(1);
+    d_in.upload(in);
+    for (const std::int64_t capacity : {n, k / 2}) {
+      STREAMSCAN_TEST_CUDA(cudaMemset(d_out.get(), 0xA7, in.size() * sizeof(int)));
+      STREAMSCAN_TEST_CUDA(cudaMemset(d_counter.get(), 0, sizeof(unsigned long long)));
+      using source = ss::detail::predicate_source<const int*, int*, below300>;
+      const source src{d_in.get(), d_out.get(), below300{}, true};
+      const auto blocks = static_cast<unsigned>((n + 4095) / 4096);  // 4 warps of 1024 a block
+      ss::cuda::detail::hybrid_select_kernel<source><<<blocks, 128>>>(src, n, capacity, d_counter.get());
+      STREAMSCAN_TEST_CUDA(cudaGetLastError());
+      STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+      std::vector<unsigned long long> count;
+      d_counter.download(count);
+      std::vector<int> out;
+      d_out.download(out);
+      const std::string where = "n=" + std::to_string(n) + " capacity=" + std::to_string(capacity) +
+                                " seed=" + std::to_string(streamscan_test::global_seed());
+      EXPECT_EQ(static_cast<std::int64_t>(count[0]), k) << where;
+      const std::int64_t written = std::min(k, capacity);
+      std::vector<int> got(out.begin(), out.begin() + written), all = want;
+      std::sort(got.begin(), got.end());
+      std::sort(all.begin(), all.end());
+      EXPECT_TRUE(std::includes(all.begin(), all.end(), got.begin(), got.end())) << where;
+      if (capacity >= k) EXPECT_EQ(got, all) << where;
+      int poisoned = 0;
+      std::memset(&poisoned, 0xA7, sizeof poisoned);
+      EXPECT_TRUE(std::all_of(out.begin() + written, out.end(), [&](int x) { return x == poisoned; }))
+          << "written past the end: " << where;
+    }
+  }
+}
+
 // The convenience forms: scratch allocated for the call, the count returned.
 TEST(select_cuda_convenience, CountsComeBack) {
   if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";

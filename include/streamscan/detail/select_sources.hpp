@@ -13,7 +13,10 @@
 //   bool load_keep(i)     only the classification (counting passes)
 //   void move(item, i, d) writes element i, read as `item`, to output slot d
 //   moves_index           whether move uses i (else kernels need not keep it)
-// and optionally, where an item holds more than move writes:
+// and optionally
+//   bool test(item)       keep() before `invert` (kernels then apply
+//                         `invert` once per vector or ballot: tested())
+// and, where an item holds more than move writes:
 //   staged, stage(item)   what a kernel keeps of an item between deciding its
 //   move_staged(s, i, d)  slot and moving it (move_staged(stage(x), i, d)
 //                         does what move(x, i, d) does)
@@ -23,6 +26,7 @@
 #include <cstdint>
 #include <iterator>
 #include <type_traits>
+#include <utility>
 
 #include "../config.hpp"
 
@@ -71,7 +75,8 @@ struct predicate_source {
   bool invert;
   STREAMSCAN_HOST_DEVICE void load_vector(std::int64_t i, item (&v)[vector_width]) const { load_values(in, i, v); }
   STREAMSCAN_HOST_DEVICE item load(std::int64_t i) const { return in[i]; }
-  STREAMSCAN_HOST_DEVICE bool keep(const item& v) const { return static_cast<bool>(pred(v)) != invert; }
+  STREAMSCAN_HOST_DEVICE bool test(const item& v) const { return static_cast<bool>(pred(v)); }
+  STREAMSCAN_HOST_DEVICE bool keep(const item& v) const { return test(v) != invert; }
   STREAMSCAN_HOST_DEVICE item load_kept(std::int64_t i) const { return in[i]; }
   STREAMSCAN_HOST_DEVICE bool load_keep(std::int64_t i) const { return keep(in[i]); }
   STREAMSCAN_HOST_DEVICE void move(const item& v, std::int64_t, std::int64_t d) const { out[d] = v; }
@@ -135,7 +140,8 @@ struct flag_source {
   bool invert;
   STREAMSCAN_HOST_DEVICE void load_vector(std::int64_t i, item (&v)[vector_width]) const { load_values(flags, i, v); }
   STREAMSCAN_HOST_DEVICE item load(std::int64_t i) const { return flags[i]; }
-  STREAMSCAN_HOST_DEVICE bool keep(const item& f) const { return static_cast<bool>(f) != invert; }
+  STREAMSCAN_HOST_DEVICE bool test(const item& f) const { return static_cast<bool>(f); }
+  STREAMSCAN_HOST_DEVICE bool keep(const item& f) const { return test(f) != invert; }
   STREAMSCAN_HOST_DEVICE item load_kept(std::int64_t i) const { return flags[i]; }
   STREAMSCAN_HOST_DEVICE bool load_keep(std::int64_t i) const { return keep(flags[i]); }
   STREAMSCAN_HOST_DEVICE void move(const item&, std::int64_t, std::int64_t) const {}
@@ -179,6 +185,36 @@ struct pair_source {
   }
 };
 
+
+template <class Source, class = void>
+struct has_test : std::false_type {};
+template <class Source>
+struct has_test<Source, std::void_t<decltype(std::declval<const Source&>().test(
+                            std::declval<const typename Source::item&>()))>> : std::true_type {};
+
+// keep(x) == (tested(src, x) != inverts(src)). Kernels that decide many
+// elements at once test each and apply `invert` to their bits together: a
+// compare per element doubled the classification's instructions (2^28 int32
+// at 5% kept through the outbox kernel, H200: 0.400 -> 0.365 ms).
+template <class Source>
+STREAMSCAN_HOST_DEVICE bool tested(const Source& src, const typename Source::item& x) {
+  if constexpr (has_test<Source>::value) return src.test(x);
+  else return src.keep(x);
+}
+template <class Source>
+STREAMSCAN_HOST_DEVICE bool inverts(const Source& src) {
+  if constexpr (has_test<Source>::value) return src.invert;
+  else return false;
+}
+
+// Bit c: whether v[c] is selected.
+template <class Source, int W>
+STREAMSCAN_HOST_DEVICE unsigned keep_bits(const Source& src, const typename Source::item (&v)[W]) {
+  static_assert(W <= 16, "a vector of at most 16 elements");
+  unsigned bits = 0;
+  for (int c = 0; c < W; ++c) bits |= static_cast<unsigned>(tested(src, v[c])) << c;
+  return inverts(src) ? bits ^ ((1u << W) - 1u) : bits;
+}
 
 // split_and_segment: (trues, falses) counted together by one segmented scan.
 template <class C>

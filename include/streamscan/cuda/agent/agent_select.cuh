@@ -99,10 +99,13 @@ class agent_select {
 #pragma unroll
     for (int j = 0; j < vectors; ++j) {
       unsigned bits = 0;
+      if (Full::value || valid == tile_items) {
+        bits = streamscan::detail::keep_bits(src, c.v[j]);
+      } else {  // the predicate sees loaded elements only
 #pragma unroll
-      for (int q = 0; q < width; ++q)
-        if ((Full::value || valid == tile_items || first + 32 * width * j + q < valid) && src.keep(c.v[j][q]))
-          bits |= 1u << q;
+        for (int q = 0; q < width; ++q)
+          if (first + 32 * width * j + q < valid && src.keep(c.v[j][q])) bits |= 1u << q;
+      }
       c.kept[j] = bits;
       lane_count += static_cast<unsigned>(__popc(bits));
     }

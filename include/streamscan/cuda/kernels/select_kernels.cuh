@@ -88,15 +88,12 @@ __global__ void __launch_bounds__(Threads)
 #pragma unroll
     for (int u = 0; u < Unroll; ++u) src.load_vector((v + u * stride) * W, x[u]);  // all loads before any use
 #pragma unroll
-    for (int u = 0; u < Unroll; ++u)
-#pragma unroll
-      for (int c = 0; c < W; ++c) k += src.keep(x[u][c]) ? 1u : 0u;
+    for (int u = 0; u < Unroll; ++u) k += static_cast<unsigned>(__popc(streamscan::detail::keep_bits(src, x[u])));
   }
   for (; v < vectors; v += stride) {
     typename Source::item x[W];
     src.load_vector(v * W, x);
-#pragma unroll
-    for (int c = 0; c < W; ++c) k += src.keep(x[c]) ? 1u : 0u;
+    k += static_cast<unsigned>(__popc(streamscan::detail::keep_bits(src, x)));
   }
   // The last n mod W elements, one per thread of the first block.
   if (blockIdx.x == 0 && threadIdx.x < n - vectors * W) k += src.load_keep(vectors * W + threadIdx.x) ? 1u : 0u;
@@ -209,9 +206,10 @@ struct pipelined_select_program {
   __device__ C reduce(const value (&v)[W], const pipeline_tile& t, int first, Full) const {
     item it[W];
     to_items(v, t, first, it);  // a flagged source's values go unread here
-    unsigned k = 0;
+    if constexpr (Full::value) return static_cast<C>(__popc(streamscan::detail::keep_bits(src, it)));
+    unsigned k = 0;  // the predicate sees the tile's elements only
 #pragma unroll
-    for (int c = 0; c < W; ++c) k += ((Full::value || first + c < t.valid) && src.keep(it[c])) ? 1u : 0u;
+    for (int c = 0; c < W; ++c) k += (first + c < t.valid && src.keep(it[c])) ? 1u : 0u;
     return static_cast<C>(k);
   }
   __device__ void load(const value* stage, const pipeline_tile& t, int staged, const value& filler, int slice,
@@ -256,19 +254,37 @@ __global__ void __launch_bounds__(select_pipeline_shape<Policy, Source>::threads
 }
 
 // seed 002 fig. 4 and 9 share this: lane j ends holding subgroup j's ballot.
-// Elements at or past n count as rejected.
-template <class Item, class Classify>
-__device__ unsigned group_votes(std::int64_t base, std::int64_t n, Item (&v)[32], Classify classify) {
+// Elements at or past n count as rejected (none in a Full group: no bounds
+// checks). `classify(i, item)` tests element i; with `invert` each lane's
+// ballot is flipped over its valid elements, one xor a subgroup instead of
+// a compare an element.
+template <bool Full, class Item, class Classify>
+__device__ unsigned group_votes(std::int64_t base, std::int64_t n, Item (&v)[32], bool invert, Classify classify) {
   const int lane = static_cast<int>(threadIdx.x % 32);
-  const bool full = base + 1024 <= n;
   unsigned votes = 0;
 #pragma unroll
   for (int j = 0; j < 32; ++j) {
     const std::int64_t i = base + 32 * j + lane;
-    const unsigned m = __ballot_sync(0xffffffffu, (full || i < n) && classify(i, v[j]));
+    const unsigned m = __ballot_sync(0xffffffffu, (Full || i < n) && classify(i, v[j]));
     if (lane == j) votes = m;
   }
+  if (invert) {
+    unsigned valid = 0xffffffffu;
+    if (!Full) {
+      const std::int64_t left = n - base - 32 * lane;  // valid elements of subgroup `lane`
+      valid = left >= 32 ? 0xffffffffu : left <= 0 ? 0u : (1u << left) - 1u;
+    }
+    votes ^= valid;
+  }
   return votes;
+}
+
+// Runs body(std::true_type) for a warp's full 1024-element group, else
+// body(std::false_type) (the last group).
+template <class Body>
+__device__ void for_group(std::int64_t base, std::int64_t n, Body body) {
+  if (base + 1024 <= n) body(std::true_type{});
+  else body(std::false_type{});
 }
 
 // Inclusive scan of one int per lane by shuffles (the CUDA samples' shfl scan the seed uses).
@@ -282,23 +298,42 @@ __device__ __forceinline__ unsigned warp_inclusive_count(unsigned cnt) {
   return cnt;
 }
 
+// Whether a Source writes the staged item itself to a raw pointer `out`
+// (then a scatter may address it with 32-bit offsets from a moved base).
+template <class Source, class = void>
+struct writes_raw_out : std::false_type {};
+template <class Source>
+struct writes_raw_out<Source, std::void_t<decltype(Source::out)>>
+    : std::bool_constant<!Source::moves_index &&
+                         std::is_same_v<decltype(Source::out), typename select_stage<Source>::type*>> {};
+
 // Scatter of a group (seed 002 stage 4 / phase 3c): subgroup j's selected
 // elements go to offset + (selected in subgroups before j) + rank in j.
 // `cnt` is the lane's inclusive subgroup count; `element(j)` gives the item.
+// A group whose slots all lie below `capacity` (all but at most one) skips
+// the per-element check and, for a raw output, the 64-bit slot arithmetic.
 template <class Source, class Element>
 __device__ void scatter_group(const Source& src, std::int64_t base, unsigned votes, unsigned cnt,
                               std::int64_t offset, std::int64_t capacity, Element element) {
   const int lane = static_cast<int>(threadIdx.x % 32);
   const unsigned below = (1u << lane) - 1u;
+  auto scatter = [&](auto checked, auto write) {
 #pragma unroll
-  for (int j = 0; j < 32; ++j) {
-    const unsigned m = __shfl_sync(0xffffffffu, votes, j);
-    const unsigned sub = j > 0 ? __shfl_sync(0xffffffffu, cnt, j - 1) : 0u;
-    if ((m >> lane) & 1u) {
-      const std::int64_t c = offset + sub + __popc(m & below);
-      if (c < capacity) src.move(element(j), base + 32 * j + lane, c);
+    for (int j = 0; j < 32; ++j) {
+      const unsigned m = __shfl_sync(0xffffffffu, votes, j);
+      const unsigned sub = j > 0 ? __shfl_sync(0xffffffffu, cnt, j - 1) : 0u;
+      const unsigned slot = sub + static_cast<unsigned>(__popc(m & below));  // from offset
+      if (((m >> lane) & 1u) && (!decltype(checked)::value || offset + slot < capacity)) write(j, slot);
     }
-  }
+  };
+  if (offset + __shfl_sync(0xffffffffu, cnt, 31) > capacity)
+    scatter(std::true_type{}, [&](int j, unsigned slot) { src.move(element(j), base + 32 * j + lane, offset + slot); });
+  else if constexpr (writes_raw_out<Source>::value)
+    scatter(std::false_type{}, [&, out = src.out + offset](int j, unsigned slot) {
+      out[slot] = select_stage<Source>::of(element(j));
+    });
+  else
+    scatter(std::false_type{}, [&](int j, unsigned slot) { src.move(element(j), base + 32 * j + lane, offset + slot); });
 }
 
 // multi_level phase 1: ballots to pred[32 per group], group counts to counter.
@@ -308,14 +343,16 @@ __global__ void __launch_bounds__(128)
   const std::int64_t group = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
   const std::int64_t base = group * 1024;
   if (base >= n) return;  // whole warps
-  bool unused[32];
-  const unsigned votes =
-      group_votes(base, n, unused, [&](std::int64_t i, bool&) { return src.load_keep(i); });
-  pred[group * 32 + threadIdx.x % 32] = votes;
-  unsigned cnt = __popc(votes);
+  for_group(base, n, [&](auto full) {
+    bool unused[32];
+    const unsigned votes = group_votes<decltype(full)::value>(
+        base, n, unused, false, [&](std::int64_t i, bool&) { return src.load_keep(i); });
+    pred[group * 32 + threadIdx.x % 32] = votes;
+    unsigned cnt = __popc(votes);
 #pragma unroll
-  for (int d = 16; d > 0; d >>= 1) cnt += __shfl_down_sync(0xffffffffu, cnt, d);
-  if (threadIdx.x % 32 == 0) counter[group] = static_cast<C>(cnt);
+    for (int d = 16; d > 0; d >>= 1) cnt += __shfl_down_sync(0xffffffffu, cnt, d);
+    if (threadIdx.x % 32 == 0) counter[group] = static_cast<C>(cnt);
+  });
 }
 
 // multi_level phase 3: after the inclusive scan of counter, scatter; selected
@@ -335,7 +372,10 @@ __global__ void __launch_bounds__(128)
   if (base + 1024 >= n && lane == 0) *num_selected = static_cast<std::int64_t>(counter[group]);
 }
 
-// hybrid: stages 1-4 of seed 002 sec. 3.2 in one kernel; the items stay in registers.
+// hybrid: stages 1-4 of seed 002 sec. 3.2 in one kernel; the items stay in
+// registers. Full groups without bounds checks, `invert` once a subgroup and
+// the capacity check once a group: ~1130 -> ~650 SASS instructions a full
+// group (int32, x < t; the seed's shuffles and lane hosting kept).
 template <class Source>
 __global__ void __launch_bounds__(128)
     hybrid_select_kernel(Source src, std::int64_t n, std::int64_t capacity, unsigned long long* counter) {
@@ -343,18 +383,21 @@ __global__ void __launch_bounds__(128)
   const std::int64_t base = group * 1024;
   if (base >= n) return;
   const int lane = static_cast<int>(threadIdx.x % 32);
-  typename Source::item v[32];
-  const unsigned votes = group_votes(base, n, v, [&](std::int64_t i, typename Source::item& x) {
-    x = src.load(i);
-    return src.keep(x);
+  for_group(base, n, [&](auto full) {
+    typename Source::item v[32];
+    const unsigned votes = group_votes<decltype(full)::value>(
+        base, n, v, streamscan::detail::inverts(src), [&](std::int64_t i, typename Source::item& x) {
+          x = src.load(i);
+          return streamscan::detail::tested(src, x);
+        });
+    const unsigned cnt = warp_inclusive_count(__popc(votes));
+    unsigned long long offset = 0;
+    const unsigned total = __shfl_sync(0xffffffffu, cnt, 31);
+    if (total == 0) return;  // nothing to reserve (the seed adds 0)
+    if (lane == 31) offset = atomicAdd(counter, static_cast<unsigned long long>(total));
+    offset = __shfl_sync(0xffffffffu, offset, 31);
+    scatter_group(src, base, votes, cnt, static_cast<std::int64_t>(offset), capacity, [&](int j) { return v[j]; });
   });
-  const unsigned cnt = warp_inclusive_count(__popc(votes));
-  unsigned long long offset = 0;
-  const unsigned total = __shfl_sync(0xffffffffu, cnt, 31);
-  if (total == 0) return;  // nothing to reserve (the seed adds 0)
-  if (lane == 31) offset = atomicAdd(counter, static_cast<unsigned long long>(total));
-  offset = __shfl_sync(0xffffffffu, offset, 31);
-  scatter_group(src, base, votes, cnt, static_cast<std::int64_t>(offset), capacity, [&](int j) { return v[j]; });
 }
 
 // warp_atomic: one element per thread; the warp's leader reserves its slots.
