@@ -254,27 +254,16 @@ __global__ void __launch_bounds__(select_pipeline_shape<Policy, Source>::threads
 }
 
 // seed 002 fig. 4 and 9 share this: lane j ends holding subgroup j's ballot.
-// Elements at or past n count as rejected (none in a Full group: no bounds
-// checks). `classify(i, item)` tests element i; with `invert` each lane's
-// ballot is flipped over its valid elements, one xor a subgroup instead of
-// a compare an element.
-template <bool Full, class Item, class Classify>
-__device__ unsigned group_votes(std::int64_t base, std::int64_t n, Item (&v)[32], bool invert, Classify classify) {
+// Elements at or past n count as rejected (none when `full`).
+template <class Item, class Classify>
+__device__ unsigned group_votes(std::int64_t base, std::int64_t n, bool full, Item (&v)[32], Classify classify) {
   const int lane = static_cast<int>(threadIdx.x % 32);
   unsigned votes = 0;
 #pragma unroll
   for (int j = 0; j < 32; ++j) {
     const std::int64_t i = base + 32 * j + lane;
-    const unsigned m = __ballot_sync(0xffffffffu, (Full || i < n) && classify(i, v[j]));
+    const unsigned m = __ballot_sync(0xffffffffu, (full || i < n) && classify(i, v[j]));
     if (lane == j) votes = m;
-  }
-  if (invert) {
-    unsigned valid = 0xffffffffu;
-    if (!Full) {
-      const std::int64_t left = n - base - 32 * lane;  // valid elements of subgroup `lane`
-      valid = left >= 32 ? 0xffffffffu : left <= 0 ? 0u : (1u << left) - 1u;
-    }
-    votes ^= valid;
   }
   return votes;
 }
@@ -298,42 +287,23 @@ __device__ __forceinline__ unsigned warp_inclusive_count(unsigned cnt) {
   return cnt;
 }
 
-// Whether a Source writes the staged item itself to a raw pointer `out`
-// (then a scatter may address it with 32-bit offsets from a moved base).
-template <class Source, class = void>
-struct writes_raw_out : std::false_type {};
-template <class Source>
-struct writes_raw_out<Source, std::void_t<decltype(Source::out)>>
-    : std::bool_constant<!Source::moves_index &&
-                         std::is_same_v<decltype(Source::out), typename select_stage<Source>::type*>> {};
-
 // Scatter of a group (seed 002 stage 4 / phase 3c): subgroup j's selected
 // elements go to offset + (selected in subgroups before j) + rank in j.
 // `cnt` is the lane's inclusive subgroup count; `element(j)` gives the item.
-// A group whose slots all lie below `capacity` (all but at most one) skips
-// the per-element check and, for a raw output, the 64-bit slot arithmetic.
 template <class Source, class Element>
 __device__ void scatter_group(const Source& src, std::int64_t base, unsigned votes, unsigned cnt,
                               std::int64_t offset, std::int64_t capacity, Element element) {
   const int lane = static_cast<int>(threadIdx.x % 32);
   const unsigned below = (1u << lane) - 1u;
-  auto scatter = [&](auto checked, auto write) {
 #pragma unroll
-    for (int j = 0; j < 32; ++j) {
-      const unsigned m = __shfl_sync(0xffffffffu, votes, j);
-      const unsigned sub = j > 0 ? __shfl_sync(0xffffffffu, cnt, j - 1) : 0u;
-      const unsigned slot = sub + static_cast<unsigned>(__popc(m & below));  // from offset
-      if (((m >> lane) & 1u) && (!decltype(checked)::value || offset + slot < capacity)) write(j, slot);
+  for (int j = 0; j < 32; ++j) {
+    const unsigned m = __shfl_sync(0xffffffffu, votes, j);
+    const unsigned sub = j > 0 ? __shfl_sync(0xffffffffu, cnt, j - 1) : 0u;
+    if ((m >> lane) & 1u) {
+      const std::int64_t c = offset + sub + __popc(m & below);
+      if (c < capacity) src.move(element(j), base + 32 * j + lane, c);
     }
-  };
-  if (offset + __shfl_sync(0xffffffffu, cnt, 31) > capacity)
-    scatter(std::true_type{}, [&](int j, unsigned slot) { src.move(element(j), base + 32 * j + lane, offset + slot); });
-  else if constexpr (writes_raw_out<Source>::value)
-    scatter(std::false_type{}, [&, out = src.out + offset](int j, unsigned slot) {
-      out[slot] = select_stage<Source>::of(element(j));
-    });
-  else
-    scatter(std::false_type{}, [&](int j, unsigned slot) { src.move(element(j), base + 32 * j + lane, offset + slot); });
+  }
 }
 
 // multi_level phase 1: ballots to pred[32 per group], group counts to counter.
@@ -345,8 +315,8 @@ __global__ void __launch_bounds__(128)
   if (base >= n) return;  // whole warps
   for_group(base, n, [&](auto full) {
     bool unused[32];
-    const unsigned votes = group_votes<decltype(full)::value>(
-        base, n, unused, false, [&](std::int64_t i, bool&) { return src.load_keep(i); });
+    const unsigned votes =
+        group_votes(base, n, decltype(full)::value, unused, [&](std::int64_t i, bool&) { return src.load_keep(i); });
     pred[group * 32 + threadIdx.x % 32] = votes;
     unsigned cnt = __popc(votes);
 #pragma unroll
@@ -373,9 +343,12 @@ __global__ void __launch_bounds__(128)
 }
 
 // hybrid: stages 1-4 of seed 002 sec. 3.2 in one kernel; the items stay in
-// registers. Full groups without bounds checks, `invert` once a subgroup and
-// the capacity check once a group: ~1130 -> ~650 SASS instructions a full
-// group (int32, x < t; the seed's shuffles and lane hosting kept).
+// registers. Kept as the seed wrote it: ballots specialised for full groups
+// (all 32 loads before the first ballot), the capacity checked once a group,
+// or both, cut its instructions by ~40% and each ran 13-17% slower at 5%
+// kept (2^28 int32, H100: 0.58-0.59 against 0.50-0.51 ms; not faster at 50 or
+// 95%; docs/results/seed002_ab_2026-11-25_h100.txt). multi_level's counting
+// kernel gains 14-20% from the same ballots.
 template <class Source>
 __global__ void __launch_bounds__(128)
     hybrid_select_kernel(Source src, std::int64_t n, std::int64_t capacity, unsigned long long* counter) {
@@ -383,21 +356,18 @@ __global__ void __launch_bounds__(128)
   const std::int64_t base = group * 1024;
   if (base >= n) return;
   const int lane = static_cast<int>(threadIdx.x % 32);
-  for_group(base, n, [&](auto full) {
-    typename Source::item v[32];
-    const unsigned votes = group_votes<decltype(full)::value>(
-        base, n, v, streamscan::detail::inverts(src), [&](std::int64_t i, typename Source::item& x) {
-          x = src.load(i);
-          return streamscan::detail::tested(src, x);
-        });
-    const unsigned cnt = warp_inclusive_count(__popc(votes));
-    unsigned long long offset = 0;
-    const unsigned total = __shfl_sync(0xffffffffu, cnt, 31);
-    if (total == 0) return;  // nothing to reserve (the seed adds 0)
-    if (lane == 31) offset = atomicAdd(counter, static_cast<unsigned long long>(total));
-    offset = __shfl_sync(0xffffffffu, offset, 31);
-    scatter_group(src, base, votes, cnt, static_cast<std::int64_t>(offset), capacity, [&](int j) { return v[j]; });
+  typename Source::item v[32];
+  const unsigned votes = group_votes(base, n, base + 1024 <= n, v, [&](std::int64_t i, typename Source::item& x) {
+    x = src.load(i);
+    return src.keep(x);
   });
+  const unsigned cnt = warp_inclusive_count(__popc(votes));
+  unsigned long long offset = 0;
+  const unsigned total = __shfl_sync(0xffffffffu, cnt, 31);
+  if (total == 0) return;  // nothing to reserve (the seed adds 0)
+  if (lane == 31) offset = atomicAdd(counter, static_cast<unsigned long long>(total));
+  offset = __shfl_sync(0xffffffffu, offset, 31);
+  scatter_group(src, base, votes, cnt, static_cast<std::int64_t>(offset), capacity, [&](int j) { return v[j]; });
 }
 
 // warp_atomic: one element per thread; the warp's leader reserves its slots.
