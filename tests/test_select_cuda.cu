@@ -428,9 +428,9 @@ TEST(select_cuda_convenience, WideDefaultsAroundTheirEdges) {
 }
 
 // seed 002's hybrid kernel on a source that inverts its predicate (no public
-// compaction does yet): the ballots are flipped once a subgroup, over the
-// valid elements of the last group only. Full and ragged groups, with the
-// capacity check on and off; outputs poisoned, checked as multisets.
+// compaction does yet): elements past n stay rejected though the inverted
+// predicate would keep them. Full and ragged groups, with and without a short
+// capacity; outputs poisoned, checked as multisets.
 TEST(select_cuda_seed002, HybridInvertsOverValidElementsOnly) {
   if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
   auto rng = streamscan_test::make_rng("select_cuda_seed002");
