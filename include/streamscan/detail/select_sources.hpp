@@ -14,8 +14,8 @@
 //   void move(item, i, d) writes element i, read as `item`, to output slot d
 //   moves_index           whether move uses i (else kernels need not keep it)
 // and optionally
-//   bool test(item)       keep() before `invert` (kernels then apply
-//                         `invert` once per vector or ballot: tested())
+//   bool test(item)       keep() before `invert` (keep_bits then applies
+//                         `invert` once per vector)
 // and, where an item holds more than move writes:
 //   staged, stage(item)   what a kernel keeps of an item between deciding its
 //   move_staged(s, i, d)  slot and moving it (move_staged(stage(x), i, d)
@@ -192,10 +192,10 @@ template <class Source>
 struct has_test<Source, std::void_t<decltype(std::declval<const Source&>().test(
                             std::declval<const typename Source::item&>()))>> : std::true_type {};
 
-// keep(x) == (tested(src, x) != inverts(src)). Kernels that decide many
-// elements at once test each and apply `invert` to their bits together: a
-// compare per element doubled the classification's instructions (2^28 int32
-// at 5% kept through the outbox kernel, H200: 0.400 -> 0.365 ms).
+// keep(x) == (tested(src, x) != inverts(src)). Kernels that decide a vector
+// at once test each element and apply `invert` to the bits together: a
+// compare per element doubled the classification's instructions (measured in
+// docs/performance.md, "2026-11-25 (d)").
 template <class Source>
 STREAMSCAN_HOST_DEVICE bool tested(const Source& src, const typename Source::item& x) {
   if constexpr (has_test<Source>::value) return src.test(x);
