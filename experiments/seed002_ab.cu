@@ -13,6 +13,7 @@
 // the host (hybrid writes in no particular order). Results:
 // docs/results/seed002_ab_2026-11-25_h100.txt.
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <random>
 #include <stdexcept>
@@ -44,11 +45,11 @@ int main(int argc, char** argv) {
   std::mt19937 rng(12345);
   for (auto& x : host) x = static_cast<int>(rng() % 1000000);
   int *in = nullptr, *out = nullptr, *copy = nullptr;
-  unsigned long long* counter = nullptr;
+  unsigned long long* counter = nullptr;  // the kept values' sum
   cuda_check(cudaMalloc(&in, n * 4), "cudaMalloc");
   cuda_check(cudaMalloc(&out, n * 4), "cudaMalloc");
   cuda_check(cudaMalloc(&copy, n * 4), "cudaMalloc");
-  cuda_check(cudaMalloc(&counter, 16), "cudaMalloc");
+  cuda_check(cudaMalloc(&counter, 8), "cudaMalloc");
   cuda_check(cudaMemcpy(in, host.data(), n * 4, cudaMemcpyHostToDevice), "upload");
   const double copy_ms = median_ms(20, [&](int) { cudaMemcpyAsync(copy, in, n * 4, cudaMemcpyDeviceToDevice); });
   std::int64_t* num = nullptr;
