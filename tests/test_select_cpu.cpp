@@ -18,6 +18,23 @@ TEST(select_cpu_errors, BadArgumentsAreNamedAndNothingIsWritten) {
   EXPECT_NE(s.message().find("argument 'num_selected' is a null pointer"), std::string::npos) << s.message();
   s = ss::cpu::select_flagged(temp.data(), bytes, in.data(), static_cast<const bool*>(nullptr), out.data(), 10, 10, &num);
   EXPECT_NE(s.message().find("argument 'flags' is a null pointer"), std::string::npos) << s.message();
+  // split and split_and_segment once dereferenced a null flags / heads_out pointer (a crash).
+  std::size_t split_bytes = 0;
+  ASSERT_TRUE(ss::cpu::split(nullptr, split_bytes, in.data(), static_cast<const bool*>(nullptr), out.data(), 10, &num)
+                  .is_ok());
+  std::vector<unsigned char> split_temp(split_bytes);
+  s = ss::cpu::split(split_temp.data(), split_bytes, in.data(), static_cast<const bool*>(nullptr), out.data(), 10, &num);
+  EXPECT_NE(s.message().find("streamscan::cpu::split: argument 'flags' is a null pointer"), std::string::npos)
+      << s.message();
+  const std::vector<unsigned char> flags(10, 1), heads(10, 0);
+  std::vector<unsigned char> heads_out(10, 7);
+  s = ss::cpu::split_and_segment(split_temp.data(), split_bytes, in.data(), static_cast<const bool*>(nullptr),
+                                 ss::head_flags(heads.data()), out.data(), heads_out.data(), 10);
+  EXPECT_NE(s.message().find("argument 'flags' is a null pointer"), std::string::npos) << s.message();
+  s = ss::cpu::split_and_segment(split_temp.data(), split_bytes, in.data(), flags.data(), ss::head_flags(heads.data()),
+                                 out.data(), static_cast<unsigned char*>(nullptr), 10);
+  EXPECT_NE(s.message().find("argument 'heads_out' is a null pointer"), std::string::npos) << s.message();
+  EXPECT_EQ(heads_out, std::vector<unsigned char>(10, 7));
   s = ss::cpu::partition(temp.data(), bytes, out.data(), out.data(), 10, &num, [](int) { return true; });
   EXPECT_NE(s.message().find("cannot run in place"), std::string::npos) << s.message();
   std::size_t small = bytes - 1;

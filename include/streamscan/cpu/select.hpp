@@ -147,10 +147,10 @@ template <class InIt, class FlagIt, class OutIt>
 [[nodiscard]] status select_flagged(void* temp, std::size_t& temp_bytes, InIt in, FlagIt flags, OutIt out,
                                     std::int64_t n, std::int64_t capacity, std::int64_t* num_selected,
                                     select_options = {}) {
-  if (n > 0 && temp != nullptr) {
-    if constexpr (std::is_pointer_v<FlagIt>)
-      if (flags == nullptr) return streamscan::detail::invalid_argument("streamscan::cpu::select_flagged", "argument 'flags' is a null pointer");
-  }
+  if (status s = streamscan::detail::validate_array_arg("streamscan::cpu::select_flagged", flags, "flags", n,
+                                                         temp == nullptr);
+      !s)
+    return s;
   return detail::compact("streamscan::cpu::select_flagged", temp, temp_bytes, in, out, n, capacity, num_selected,
                          [&](std::int64_t i) { return static_cast<bool>(flags[i]); });
 }
@@ -257,6 +257,7 @@ template <class InIt, class FlagIt, class OutIt>
   bool proceed = false;
   if (status s = detail::begin_select(fn, temp, temp_bytes, in, out, n, nullptr, num_false, proceed); !s || !proceed)
     return s;
+  if (status s = streamscan::detail::validate_array_arg(fn, flags, "flags", n, false); !s) return s;
   if (status s = detail::refuse_in_place(fn, in, out, n); !s) return s;
   *num_false = detail::stable_scatter(
       n, [&](std::int64_t i) { return !static_cast<bool>(flags[i]); },
@@ -278,8 +279,10 @@ template <class InIt, class FlagIt, class OutIt, class HeadOut>
   bool proceed = false;
   if (status s = detail::begin_select(fn, temp, temp_bytes, in, out, n, nullptr, &unused, proceed); !s || !proceed)
     return s;
+  if (status st = streamscan::detail::validate_array_arg(fn, flags, "flags", n, false); !st) return st;
   if (n > 0 && heads.flags == nullptr)
     return streamscan::detail::invalid_argument(fn, "argument 'heads' (head_flags) is a null pointer");
+  if (status st = streamscan::detail::validate_array_arg(fn, heads_out, "heads_out", n, false); !st) return st;
   if (status st = detail::refuse_in_place(fn, in, out, n); !st) return st;
   std::int64_t s = 0;
   while (s < n) {

@@ -36,6 +36,14 @@ status validate_range_args(const char* fn, const InIt& in, const OutIt& out, std
   return status::ok();
 }
 
+// A further array argument (flags, heads, a second output): not a null
+// pointer when the call has work to do (n > 0, not a size query).
+template <class It>
+status validate_array_arg(const char* fn, const It& it, const char* name, std::int64_t n, bool query) {
+  if (query || n <= 0 || !is_null_pointer(it)) return status::ok();
+  return invalid_argument(fn, std::string("argument '") + name + "' is a null pointer while n = " + std::to_string(n));
+}
+
 inline status validate_temp_bytes(const char* fn, std::size_t given, std::size_t required) {
   if (given < required)
     return status(errc::temp_storage_too_small,

@@ -45,10 +45,7 @@ namespace streamscan::cuda {
 namespace detail {
 template <class FlagIt>
 status check_flags(const char* fn, const void* temp, const FlagIt& flags, std::int64_t n) {
-  if constexpr (std::is_pointer_v<FlagIt>)
-    if (n > 0 && temp != nullptr && flags == nullptr)
-      return streamscan::detail::invalid_argument(fn, "argument 'flags' is a null pointer");
-  return status::ok();
+  return streamscan::detail::validate_array_arg(fn, flags, "flags", n, temp == nullptr);
 }
 }  // namespace detail
 
@@ -218,8 +215,7 @@ template <class InIt, class FlagIt, class OutIt, class HeadOut>
   if (temp != nullptr && n > 0) {
     if (status s = detail::check_flags(fn, temp, flags, n); !s) return s;
     if (heads.flags == nullptr) return invalid_argument(fn, "argument 'heads' (head_flags) is a null pointer");
-    if constexpr (std::is_pointer_v<HeadOut>)
-      if (heads_out == nullptr) return invalid_argument(fn, "argument 'heads_out' is a null pointer");
+    if (status s = streamscan::detail::validate_array_arg(fn, heads_out, "heads_out", n, false); !s) return s;
     if (detail::same_range(in, out))
       return invalid_argument(fn, "arguments 'in' and 'out' are the same: this call cannot run in place");
   }
