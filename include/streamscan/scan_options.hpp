@@ -47,7 +47,7 @@ inline bool strategy_from_string(const char* name, scan_strategy& out) noexcept 
 struct scan_options {
   scan_strategy strategy = scan_strategy::automatic;
   // Which compiled-in parameter set (policy) the strategy runs with, by name
-  // (detail/tuning_space.hpp lists them; `streamscan tune --list` prints them):
+  // (tuning/scan.hpp lists them; `streamscan tune --list` prints them):
   //   nullptr    the tuning file's choice for this GPU, value size and n, if it
   //              has one (tuning.hpp), else the built-in default;
   //   "default"  the built-in default, whatever the tuning file says;

@@ -1,20 +1,23 @@
-// streamscan/tuning.hpp - the tuning file: which compiled-in policy each scan
-// strategy runs with on a given GPU, as found by `streamscan tune`. No CUDA.
+// streamscan/tuning.hpp - the tuning file: which compiled-in shape each
+// algorithm runs with on a given GPU, as found by `streamscan tune`. The
+// shapes themselves, their names and defaults are in tuning/. No CUDA.
 //
 // Location (first that applies):
 //   $STREAMSCAN_TUNING_FILE   (empty or "none": no tuning file at all)
-//   $XDG_CACHE_HOME/streamscan/tuning-v1.txt
-//   $HOME/.cache/streamscan/tuning-v1.txt
+//   $XDG_CACHE_HOME/streamscan/tuning-v2.txt
+//   $HOME/.cache/streamscan/tuning-v2.txt
 //
 // Format (text, one record per line, '#' starts a comment):
-//   streamscan-tuning 1
+//   streamscan-tuning 2
 //   library 0.1.0
-//   entry gpu="NVIDIA H200" cc=90 strategy=decoupled_lookback value_bytes=4 op=builtin
+//   entry gpu="NVIDIA H200" cc=90 algorithm=decoupled_lookback value_bytes=4 op=builtin
 //         min_n=16777216 max_n=9223372036854775807 policy=t128x16 default_ms=0.69 tuned_ms=0.66
 // (an entry is one line). An entry applies to calls on a GPU of that name and
-// compute capability, with that strategy, accumulator size and operator class
-// ("builtin": streamscan::plus/minimum/maximum on an arithmetic type;
-// "custom": anything else), and min_n <= n < max_n.
+// compute capability, with that algorithm (tuning/choose.hpp: a scan strategy,
+// segmented_scan, select_if, select_flagged, partition or split), value size
+// and operator class ("builtin": streamscan::plus/minimum/maximum on an
+// arithmetic type; "custom": anything else; "any" for the select calls, which
+// take no operator), and min_n <= n < max_n.
 //
 // Trust: the file is checked whole when first read. A file written by another
 // library version, of another format version, or with any malformed line,
@@ -38,24 +41,24 @@
 #include <vector>
 
 #include "config.hpp"
-#include "detail/tuning_space.hpp"
+#include "tuning/choose.hpp"
 #include "operators.hpp"
 #include "scan_options.hpp"
 #include "status.hpp"
 
 namespace streamscan::tuning {
 
-inline constexpr int format_version = 1;
+inline constexpr int format_version = 2;
 
 struct entry {
   std::string gpu;           // cudaDeviceProp::name
   int cc = 0;                // compute capability, major * 10 + minor
-  scan_strategy strategy = scan_strategy::decoupled_lookback;
-  int value_bytes = 0;       // sizeof the accumulator type
-  std::string op_class;      // "builtin" or "custom"
+  tuning::algorithm algorithm = tuning::algorithm::decoupled_lookback;
+  int value_bytes = 0;       // sizeof the accumulator (scans) or the value (select calls)
+  std::string op_class;      // "builtin", "custom" or "any"
   std::int64_t min_n = 0;    // inclusive
   std::int64_t max_n = 0;    // exclusive
-  std::string policy;        // a candidate name (detail/tuning_space.hpp)
+  std::string policy;        // a candidate name (tuning/choose.hpp)
   double default_ms = 0;     // what the tuner measured, for the record
   double tuned_ms = 0;
 };
@@ -66,18 +69,20 @@ struct table {
 };
 
 // The operator class of a call: builtin operators on arithmetic types are one
-// class (cheap, known), everything else another.
+// class (cheap, known), everything else another; calls without an operator
+// are "any".
 template <class A, class Op>
 constexpr const char* op_class() {
   constexpr bool builtin = std::is_same_v<Op, plus> || std::is_same_v<Op, maximum> || std::is_same_v<Op, minimum>;
   return builtin && std::is_arithmetic_v<A> ? "builtin" : "custom";
 }
+inline constexpr const char* no_operator = "any";
 
 // The entry for one call, or nullptr.
-inline const entry* find(const table& t, const std::string& gpu, int cc, scan_strategy s, int value_bytes,
+inline const entry* find(const table& t, const std::string& gpu, int cc, tuning::algorithm a, int value_bytes,
                          const char* op, std::int64_t n) {
   for (const entry& e : t.entries)
-    if (e.strategy == s && e.value_bytes == value_bytes && e.cc == cc && n >= e.min_n && n < e.max_n &&
+    if (e.algorithm == a && e.value_bytes == value_bytes && e.cc == cc && n >= e.min_n && n < e.max_n &&
         e.op_class == op && e.gpu == gpu)
       return &e;
   return nullptr;
@@ -145,7 +150,7 @@ inline status parse_entry(const std::string& origin, int line, const std::string
   std::map<std::string, std::string> f;
   std::string why;
   if (!split_fields(fields, f, why)) return bad(origin, line, why);
-  static const char* const keys[] = {"gpu", "cc", "strategy", "value_bytes", "op", "min_n", "max_n",
+  static const char* const keys[] = {"gpu", "cc", "algorithm", "value_bytes", "op", "min_n", "max_n",
                                      "policy", "default_ms", "tuned_ms"};
   for (const char* k : keys)
     if (f.find(k) == f.end()) return bad(origin, line, std::string("entry lacks '") + k + "'");
@@ -161,20 +166,23 @@ inline status parse_entry(const std::string& origin, int line, const std::string
   if (e.gpu.empty()) return bad(origin, line, "empty gpu name");
   if (!parse_int(f["cc"], cc) || cc < 10 || cc > 1000) return bad(origin, line, "bad cc '" + f["cc"] + "'");
   e.cc = static_cast<int>(cc);
-  if (!strategy_from_string(f["strategy"].c_str(), e.strategy) || e.strategy == scan_strategy::automatic)
-    return bad(origin, line, "unknown strategy '" + f["strategy"] + "'");
+  if (!tuning::algorithm_from_string(f["algorithm"].c_str(), e.algorithm))
+    return bad(origin, line, "unknown algorithm '" + f["algorithm"] + "'");
   if (!parse_int(f["value_bytes"], vb) || vb < 1 || vb > 4096)
     return bad(origin, line, "bad value_bytes '" + f["value_bytes"] + "'");
   e.value_bytes = static_cast<int>(vb);
   e.op_class = f["op"];
-  if (e.op_class != "builtin" && e.op_class != "custom")
-    return bad(origin, line, "op must be builtin or custom, not '" + e.op_class + "'");
+  if (tuning::has_operator(e.algorithm) ? e.op_class != "builtin" && e.op_class != "custom"
+                                        : e.op_class != no_operator)
+    return bad(origin, line,
+               std::string("op must be ") + (tuning::has_operator(e.algorithm) ? "builtin or custom" : no_operator) +
+                   " for " + tuning::to_string(e.algorithm) + ", not '" + e.op_class + "'");
   if (!parse_int(f["min_n"], e.min_n) || !parse_int(f["max_n"], e.max_n) || e.min_n < 0 || e.max_n <= e.min_n)
     return bad(origin, line, "bad size range min_n=" + f["min_n"] + " max_n=" + f["max_n"]);
   e.policy = f["policy"];
-  if (streamscan::detail::candidate_index(e.strategy, static_cast<std::size_t>(e.value_bytes), e.policy) < 0)
+  if (tuning::candidate_index(e.algorithm, static_cast<std::size_t>(e.value_bytes), e.policy) < 0)
     return bad(origin, line,
-               "policy '" + e.policy + "' is not a candidate of " + to_string(e.strategy) + " for " +
+               "policy '" + e.policy + "' is not a candidate of " + tuning::to_string(e.algorithm) + " for " +
                    std::to_string(e.value_bytes) + "-byte values in this library version");
   if (!parse_double(f["default_ms"], e.default_ms) || !parse_double(f["tuned_ms"], e.tuned_ms))
     return bad(origin, line, "bad default_ms or tuned_ms");
@@ -182,7 +190,7 @@ inline status parse_entry(const std::string& origin, int line, const std::string
 }
 
 inline bool same_key(const entry& a, const entry& b) {
-  return a.gpu == b.gpu && a.cc == b.cc && a.strategy == b.strategy && a.value_bytes == b.value_bytes &&
+  return a.gpu == b.gpu && a.cc == b.cc && a.algorithm == b.algorithm && a.value_bytes == b.value_bytes &&
          a.op_class == b.op_class;
 }
 
@@ -246,7 +254,7 @@ inline void write(std::ostream& os, const table& t) {
   for (const entry& e : t.entries) {
     char ms[96];
     std::snprintf(ms, sizeof ms, "default_ms=%.6g tuned_ms=%.6g", e.default_ms, e.tuned_ms);
-    os << "entry gpu=\"" << e.gpu << "\" cc=" << e.cc << " strategy=" << to_string(e.strategy)
+    os << "entry gpu=\"" << e.gpu << "\" cc=" << e.cc << " algorithm=" << tuning::to_string(e.algorithm)
        << " value_bytes=" << e.value_bytes << " op=" << e.op_class << " min_n=" << e.min_n << " max_n=" << e.max_n
        << " policy=" << e.policy << " " << ms << "\n";
   }
@@ -259,9 +267,9 @@ inline std::string default_path() {
     return s == "none" ? std::string() : s;
   }
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0')
-    return std::string(x) + "/streamscan/tuning-v1.txt";
+    return std::string(x) + "/streamscan/tuning-v2.txt";
   if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0')
-    return std::string(h) + "/.cache/streamscan/tuning-v1.txt";
+    return std::string(h) + "/.cache/streamscan/tuning-v2.txt";
   return {};
 }
 

@@ -35,7 +35,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "../../detail/tuning_space.hpp"
 #include "../thread/thread_scan.cuh"
 #include "../util/shuffle.cuh"
 #include "../util/uninitialized.cuh"
@@ -44,23 +43,6 @@
 #include "tile_io.cuh"
 
 namespace streamscan::cuda::detail {
-
-// The compile-time shape of stream_shapes[Shape] for values of A.
-template <class A, int Shape>
-struct stream_scan_policy_for {
-  static constexpr streamscan::detail::stream_shape shape = streamscan::detail::stream_shapes[Shape];
-  static constexpr bool coalesced = shape.load == streamscan::detail::stream_load::coalesced;
-  static constexpr int threads = shape.threads;
-  static constexpr int row_items = streamscan::detail::stream_row_items(sizeof(A));  // W
-  static constexpr int shared_pieces = streamscan::detail::stream_pieces(shape.shared_pieces, sizeof(A));
-  // At least one piece: in registers when the shape's scale down to none.
-  static constexpr int register_pieces =
-      streamscan::detail::stream_pieces(shape.register_pieces, sizeof(A)) + shared_pieces > 0
-          ? streamscan::detail::stream_pieces(shape.register_pieces, sizeof(A))
-          : 1;
-  static constexpr std::int64_t tile_items = streamscan::detail::stream_tile_items(shape, sizeof(A));
-  static_assert(threads % 32 == 0 && threads <= 1024, "whole warps, at most 32 groups");
-};
 
 template <class Policy, class IO, class A, class Op>
 class agent_stream_scan {

@@ -9,10 +9,10 @@
 
 #include <type_traits>
 
+#include "../../block_scan_algorithm.hpp"
 #include "block_scan_brent_kung.cuh"
 #include "block_scan_kogge_stone.cuh"
 #include "block_scan_raking.cuh"
-#include "../../detail/tuning_space.hpp"  // block_scan_algorithm, shared with the policies
 
 namespace streamscan::cuda {
 

@@ -32,13 +32,10 @@ namespace streamscan::cuda {
 // tile edges).
 template <class A>
 constexpr std::int64_t scan_tile_items(scan_strategy strategy = scan_strategy::automatic) {
-  return strategy == scan_strategy::chained
-             ? (streamscan::detail::stream_scan_applies(sizeof(A)) ? detail::stream_scan_policy_for<A, 0>::tile_items
-                                                                  : single_pass_policy_for<A, true>::tile_items)
-         : strategy == scan_strategy::decoupled_lookback || strategy == scan_strategy::automatic
-             ? (vector_scan_policy_for<A>::applies ? vector_scan_policy_for<A>::tile_items
-                                                   : single_pass_policy_for<A, false>::tile_items)
-                                                         : scan_policy_for<A>::tile_items;
+  const tuning::algorithm a = tuning::algorithm_of(strategy == scan_strategy::automatic
+                                                       ? scan_strategy::decoupled_lookback
+                                                       : strategy);
+  return tuning::candidate_tile_items(a, sizeof(A), tuning::default_for(a, sizeof(A), 0, 0));  // the one-tile default
 }
 
 // What a scan would run with: the strategy (`automatic` resolved), the
@@ -58,7 +55,7 @@ template <class A, class Op = streamscan::plus>
   if (status s = detail::current_device_facts(fn, facts); !s) return s;
   detail::chosen_policy chosen;
   if (status s = detail::plan_scan<A, Op>(fn, n, opt, facts.device, plan.strategy, chosen); !s) return s;
-  plan.policy = streamscan::detail::candidate_name(plan.strategy, sizeof(A), chosen.index);
+  plan.policy = tuning::candidate_name(tuning::algorithm_of(plan.strategy), sizeof(A), chosen.index);
   if (plan.policy.empty()) plan.policy = "fixed";
   plan.source = detail::to_string(chosen.source);
   return status::ok();

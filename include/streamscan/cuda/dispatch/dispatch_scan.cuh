@@ -18,7 +18,7 @@
 #include "../kernels/pipelined_scan_kernel.cuh"
 #include "../kernels/single_pass_scan_kernel.cuh"
 #include "../util/runtime.cuh"
-#include "scan_policy.cuh"
+#include "../../tuning/scan.hpp"
 #include "tuned_policy.cuh"
 
 namespace streamscan::cuda::detail {
@@ -72,7 +72,7 @@ template <class A, class InIt, class OutIt>
 constexpr bool vector_kernel_fits() {
   if constexpr (std::is_pointer_v<InIt> && std::is_pointer_v<OutIt>) {
     return std::is_same_v<std::remove_cv_t<std::remove_pointer_t<InIt>>, A> &&
-           std::is_same_v<std::remove_pointer_t<OutIt>, A> && vector_scan_policy_for<A>::applies;
+           std::is_same_v<std::remove_pointer_t<OutIt>, A> && tuning::vector_scan_policy_for<A>::applies;
   } else {
     return false;
   }
@@ -98,7 +98,7 @@ inline status reset_tile_status(const char* fn, void* bytes, std::size_t size, c
 template <bool Backward, int Shape, class A, class Op>
 status launch_vector_scan(const char* fn, unsigned char* bytes, const A* in, A* out, std::int64_t n, Op op,
                           maybe<A> init, scan_mode mode, cudaStream_t stream) {
-  using vector_policy = vector_scan_policy_for<A, Shape>;
+  using vector_policy = tuning::vector_scan_policy_for<A, Shape>;
   const std::int64_t tiles = (n + vector_policy::tile_items - 1) / vector_policy::tile_items;
   const std::int64_t lead = Backward ? tiles * vector_policy::tile_items - n : 0;
   using io_t = pointer_tile_io<A, vector_policy::vector_width, Backward>;
@@ -140,7 +140,7 @@ status pipelined_blocks_per_sm(const char* fn, const char* what, Kernel kernel, 
 template <int Shape, class A, class Op>
 status launch_pipelined_scan(const char* fn, unsigned char* bytes, const A* in, A* out, std::int64_t n, Op op,
                              maybe<A> init, scan_mode mode, cudaStream_t stream, const device_facts& facts) {
-  using policy = vector_scan_policy_for<A, Shape>;
+  using policy = tuning::vector_scan_policy_for<A, Shape>;
   using shape = pipelined_shape<policy, A>;
   const auto kernel = pipelined_scan_kernel<policy, A, Op>;
   constexpr std::size_t dynamic = shape::dynamic_shared_bytes;
@@ -150,8 +150,8 @@ status launch_pipelined_scan(const char* fn, unsigned char* bytes, const A* in, 
       !s)
     return s;
   if (per_sm == 0)
-    return launch_vector_scan<false, streamscan::detail::default_vector_shape(sizeof(A))>(fn, bytes, in, out, n, op,
-                                                                                           init, mode, stream);
+    return launch_vector_scan<false, tuning::default_vector_shape(sizeof(A))>(fn, bytes, in, out, n, op, init, mode,
+                                                                              stream);
   const std::int64_t tiles = (n + shape::tile_items - 1) / shape::tile_items;
   const std::int64_t grid = std::min<std::int64_t>(tiles, std::int64_t{facts.sm_count} * per_sm);
   return launch_with_shared(fn, "pipelined_scan_kernel", kernel, grid, shape::threads, dynamic, stream, in, out, n,
@@ -159,7 +159,7 @@ status launch_pipelined_scan(const char* fn, unsigned char* bytes, const A* in, 
                             reinterpret_cast<unsigned long long*>(bytes), init, mode, op);
 }
 
-// The chained scan on StreamScan's 3D intra-block scan, stream_shapes[Shape],
+// The chained scan on StreamScan's 3D intra-block scan, chained_shapes[Shape],
 // on raw pointers of A (16-byte accesses). Temp storage at `bytes` (reset).
 // False in `ran` where the pointers are not 16-byte aligned or the GPU's
 // blocks cannot have the shape's shared memory; the caller then runs the 2D
@@ -170,7 +170,7 @@ status launch_stream_scan(const char* fn, unsigned char* bytes, const A* in, A* 
   ran = false;
   if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0 || reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
     return status::ok();
-  using policy = stream_scan_policy_for<A, Shape>;
+  using policy = tuning::stream_scan_policy_for<A, Shape>;
   using io_t = pointer_tile_io<A, static_cast<int>(16 / sizeof(A))>;
   using agent_t = agent_stream_scan<policy, io_t, A, Op>;
   const auto kernel = stream_scan_kernel<policy, io_t, A, Op>;
@@ -203,7 +203,7 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
   constexpr std::size_t counter_bytes = tile_counter_bytes;
   // Temp storage is sized before the pointers and the policy are known: for
   // the smallest tile of any candidate.
-  constexpr std::int64_t sizing_tile = smallest_single_pass_tile<A>();
+  constexpr std::int64_t sizing_tile = tuning::smallest_single_pass_tile<A>();
   const std::size_t status_bytes = tile_status<A>::bytes((n + sizing_tile - 1) / sizing_tile);
   bool proceed = false;
   void* aligned = nullptr;
@@ -219,15 +219,15 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
     if (reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
       auto run = [&](auto shape) {
         constexpr int index = decltype(shape)::value;
-        if constexpr (vector_scan_policy_for<A, index>::stages > 0)
+        if constexpr (tuning::vector_scan_policy_for<A, index>::stages > 0)
           return launch_pipelined_scan<index>(fn, bytes, static_cast<const A*>(in), out, n, op, init, mode, stream,
                                               facts);
         else
           return launch_vector_scan<false, index>(fn, bytes, static_cast<const A*>(in), out, n, op, init, mode,
                                                   stream);
       };
-      if constexpr (vector_scan_policy_for<A>::tunable)
-        return visit_candidate<streamscan::detail::vector_shape_count>(chosen.index, run);
+      if constexpr (tuning::vector_scan_policy_for<A>::tunable)
+        return visit_candidate<tuning::decoupled_shape_count>(chosen.index, run);
       else
         return run(std::integral_constant<int, 0>{});
     }
@@ -235,63 +235,41 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
   // The matrix-scan kernel: chained's candidates; the decoupled look-back on
   // iterators keeps its default shape (its candidates are the vector shapes).
   auto run = [&](auto shape) {
-    using policy = single_pass_policy_for<A, Chained, decltype(shape)::value>;
+    using policy = tuning::single_pass_policy_for<A, Chained, decltype(shape)::value>;
     const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
     return launch(fn, Chained ? "single_pass_scan_kernel<chained>" : "single_pass_scan_kernel<decoupled>",
                   single_pass_scan_kernel<policy, kind, A, InIt, OutIt, Op>, tiles, policy::threads, stream, in,
                   out, n, tile_status<A>(bytes + counter_bytes, tiles), counter, init, mode, op);
   };
   if constexpr (Chained) {
-    return visit_candidate<streamscan::detail::chained_candidate_count>(chosen.index, [&](auto shape) {
+    return visit_candidate<tuning::chained_shape_count>(chosen.index, [&](auto shape) {
       constexpr int index = decltype(shape)::value;
-      constexpr int tile_shapes = streamscan::detail::tile_shape_count;
-      if constexpr (index < tile_shapes) {
+      if constexpr (index < tuning::matrix_shape_count) {
         return run(shape);
       } else {
         if constexpr (vector_kernel_fits<A, InIt, OutIt>()) {
           bool ran = false;
-          const status s = launch_stream_scan<index - tile_shapes>(fn, bytes, static_cast<const A*>(in), out, n, op,
-                                                                   init, mode, stream, facts, ran);
+          const status s = launch_stream_scan<index>(fn, bytes, static_cast<const A*>(in), out, n, op, init, mode,
+                                                     stream, facts, ran);
           if (!s || ran) return s;
         }
-        return run(std::integral_constant<int, streamscan::detail::default_tile_shape(true)>{});
+        return run(std::integral_constant<int, tuning::default_matrix_shape(true)>{});
       }
     });
   } else
-    return run(std::integral_constant<int, streamscan::detail::default_tile_shape(false)>{});
+    return run(std::integral_constant<int, tuning::default_matrix_shape(false)>{});
 }
 
 // The strategy (`automatic` resolved) and the candidate policy a scan of n
-// values of A with op and options runs with on `device`.
+// values of A with op and options runs with on `device`. automatic is the
+// decoupled look-back: the fastest of ours for every type and size measured
+// (docs/performance.md), and deterministic as well.
 template <class A, class Op>
 status plan_scan(const char* fn, std::int64_t n, scan_options opt, int device, scan_strategy& strategy,
                  chosen_policy& chosen) {
-  strategy = opt.strategy;
-  // automatic: the decoupled look-back, fastest of ours for every type and
-  // size measured (docs/performance.md; H100, 2026-11-24, 2^28: int32 0.831 ms
-  // against chained's 1.722, uint64 1.811 against 3.495, 16-byte struct 4.110
-  // against 17.34; H200, 2026-11-21: reduce_then_scan 0.93 ms for int32,
-  // 4.86 for the struct), and deterministic as well.
-  if (strategy == scan_strategy::automatic) strategy = scan_strategy::decoupled_lookback;
-  if (status s = choose_policy(fn, strategy, sizeof(A), streamscan::tuning::op_class<A, Op>(), n, opt.policy, device,
-                               chosen);
-      !s)
-    return s;
-  // The decoupled look-back's built-in default turns pipelined from
-  // pipelined_default_from values on GPUs with the bulk copy engine
-  // (tuning_space.hpp: where it measured faster). Iterators keep the matrix
-  // kernel.
-  if (strategy == scan_strategy::decoupled_lookback && chosen.source == policy_source::default_policy &&
-      vector_scan_policy_for<A>::tunable && n >= streamscan::detail::pipelined_default_from(sizeof(A))) {
-    int major = 0;
-    if (const cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-        e != cudaSuccess) {
-      cudaGetLastError();
-      return cuda_status(fn, "querying the compute capability", e);
-    }
-    if (major >= 9) chosen.index = streamscan::detail::pipelined_vector_shape;
-  }
-  return status::ok();
+  strategy = opt.strategy == scan_strategy::automatic ? scan_strategy::decoupled_lookback : opt.strategy;
+  return choose_policy(fn, "options.policy", tuning::algorithm_of(strategy), sizeof(A),
+                       streamscan::tuning::op_class<A, Op>(), n, opt.policy, device, chosen);
 }
 
 template <class A, class InIt, class OutIt, class Op>
@@ -300,7 +278,7 @@ status dispatch_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt i
                      scan_options opt) {
   static_assert(std::is_trivially_copyable_v<A>, "streamscan: the accumulator type must be trivially copyable");
   static_assert(std::is_default_constructible_v<A>, "streamscan: the accumulator type must be default constructible");
-  using policy = scan_policy_for<A>;
+  using policy = tuning::scan_policy_for<A>;
 
   if (status s = streamscan::detail::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
   switch (opt.strategy) {
@@ -327,10 +305,11 @@ status dispatch_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt i
   // Temp storage holds one total per partition, sized for the most partitions
   // any candidate makes, so that it fits whichever runs.
   int most_per_sm = 0;
-  for (const int c : streamscan::detail::partition_counts) most_per_sm = c > most_per_sm ? c : most_per_sm;
+  for (const tuning::shape& c : tuning::multi_pass_shapes)
+    most_per_sm = c.partitions_per_sm > most_per_sm ? c.partitions_per_sm : most_per_sm;
   const partition_plan sizing = partition_plan::make(n, policy::tile_items, facts.sm_count, most_per_sm);
-  const partition_plan plan =
-      partition_plan::make(n, policy::tile_items, facts.sm_count, streamscan::detail::partition_counts[chosen.index]);
+  const partition_plan plan = partition_plan::make(n, policy::tile_items, facts.sm_count,
+                                                   tuning::multi_pass_shapes[chosen.index].partitions_per_sm);
   bool proceed = false;
   void* aligned = nullptr;
   if (status s = check_temp_and_pointers(fn, temp, temp_bytes, streamscan::detail::temp_bytes_for<A>(sizing.partitions),

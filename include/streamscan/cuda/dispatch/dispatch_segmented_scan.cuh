@@ -29,8 +29,9 @@
 #include "../kernels/pipelined_segmented_scan_kernel.cuh"
 #include "../kernels/segmented_scan_kernel.cuh"
 #include "../util/runtime.cuh"
+#include "../../tuning/segmented_scan.hpp"
 #include "dispatch_scan.cuh"
-#include "segmented_policy.cuh"
+#include "tuned_policy.cuh"
 
 namespace streamscan::cuda::detail {
 
@@ -55,39 +56,28 @@ constexpr bool segmented_kernel_fits() {
   }
 }
 
-// The shape `policy` names; -1 for the built-in default (chosen at launch).
-inline status choose_segmented_shape(const char* fn, const char* policy, int& shape) {
-  shape = -1;
-  if (policy == nullptr || std::string(policy) == "default") return status::ok();
-  std::string names;
-  for (int i = 0; i < segmented_shape_count; ++i) {
-    if (segmented_shape_name(i) == policy) {
-      shape = i;
-      return status::ok();
-    }
-    names += (i ? ", " : "") + segmented_shape_name(i);
-  }
-  return streamscan::detail::invalid_argument(
-      fn, std::string("argument 'options.scan.policy': unknown policy '") + policy +
-              "' for the dedicated segmented kernel (candidates: " + names + ")");
-}
-
-// The dedicated kernel: a tile counter and the tile status words in `bytes`
+// The dedicated kernel at the shape `policy_name` names (else the tuning file's
+// or the built-in one): a tile counter and the tile status words in `bytes`
 // (sized for the smallest shape), reset by one memset; then one kernel.
 // Backward scans put filler slots before the first tile, so that full tiles
 // are aligned.
 template <class A, class Op>
 status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t bytes_size, const A* in, A* out,
                                std::int64_t n, const streamscan::detail::segment_heads& heads, Op op,
-                               maybe<A> init, scan_mode mode, int shape, cudaStream_t stream,
+                               maybe<A> init, scan_mode mode, const char* policy_name, cudaStream_t stream,
                                const device_facts& facts) {
   using P = streamscan::detail::seg_pair<A>;
+  chosen_policy chosen;
+  if (status s = choose_policy(fn, "options.scan.policy", tuning::algorithm::segmented_scan, sizeof(A),
+                               streamscan::tuning::op_class<A, Op>(), n, policy_name, facts.device, chosen);
+      !s)
+    return s;
   if (status s = reset_tile_status(fn, bytes, bytes_size, stream); !s) return s;
   const maybe<P> pinit{P{init.value, false}, mode == scan_mode::exclusive};
   auto counter = reinterpret_cast<unsigned long long*>(bytes);
   // One tile per block.
   auto run_dedicated = [&](auto shape_constant) {
-    using policy = segmented_scan_policy<A, decltype(shape_constant)::value>;
+    using policy = tuning::segmented_scan_policy<A, decltype(shape_constant)::value>;
     const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
     auto go = [&](auto backward) {
       using io_t = segmented_tile_io<A, policy::vector_width, Op, decltype(backward)::value>;
@@ -101,7 +91,7 @@ status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t
   // Persistent blocks on the pipeline; shape 0 where it cannot run (GPU
   // before sm_90, too little shared memory, head words not 16-byte aligned).
   auto run_pipelined = [&](auto shape_constant) {
-    using policy = segmented_scan_policy<A, decltype(shape_constant)::value>;
+    using policy = tuning::segmented_scan_policy<A, decltype(shape_constant)::value>;
     using pshape = pipelined_segmented_shape<policy, A>;
     const std::int64_t tiles = (n + pshape::tile_items - 1) / pshape::tile_items;
     auto go = [&](auto backward) {
@@ -126,17 +116,11 @@ status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t
   };
   auto run = [&](auto shape_constant) {
     constexpr int index = decltype(shape_constant)::value;
-    if constexpr (segmented_shapes[index].stages == 0) return run_dedicated(shape_constant);
-    else if constexpr (segmented_pipeline_fits(sizeof(A))) return run_pipelined(shape_constant);
+    if constexpr (tuning::segmented_shapes[index].stages == 0) return run_dedicated(shape_constant);
+    else if constexpr (tuning::segmented_pipeline_fits(sizeof(A))) return run_pipelined(shape_constant);
     else return run_dedicated(std::integral_constant<int, 0>{});
   };
-  if (shape < 0) {  // the built-in default
-    const bool pipelined = sizeof(A) == 4 && n >= pipelined_segmented_from && facts.cc_major >= 9;
-    shape = !pipelined         ? default_segmented_shape
-            : heads.backward ? pipelined_segmented_backward
-                             : pipelined_segmented_forward;
-  }
-  return visit_candidate<segmented_shape_count>(shape, run);
+  return visit_candidate<tuning::segmented_shape_count>(chosen.index, run);
 }
 
 template <class A, class InIt, class OutIt, class Segments, class Op>
@@ -150,14 +134,16 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
     return sd::invalid_argument(fn, "argument 'options.scan.strategy': segmented scans do not offer scan_then_add");
   // The dedicated kernel where it fits; automatic elsewhere is
   // reduce_then_scan, measured faster than the single-pass scan of pair
-  // iterators (H200, 2026-11-21, int32 sums over head bits, 2^28: 3.47 ms
-  // against 5.50; docs/performance.md).
+  // iterators (docs/performance.md).
   constexpr bool dedicated_fits = segmented_kernel_fits<A, InIt, OutIt>();
   const bool dedicated_strategy =
       opt.scan.strategy == scan_strategy::automatic || opt.scan.strategy == scan_strategy::decoupled_lookback;
-  int shape = -1;
-  if (dedicated_fits && dedicated_strategy) {
-    if (status s = choose_segmented_shape(fn, opt.scan.policy, shape); !s) return s;
+  if (dedicated_fits && dedicated_strategy) {  // a bad name is reported by a size query too
+    int named = -1;
+    if (status s = check_policy_name(fn, "options.scan.policy", tuning::algorithm::segmented_scan, sizeof(A),
+                                     opt.scan.policy, named);
+        !s)
+      return s;
   }
   if (opt.scan.strategy == scan_strategy::automatic) opt.scan.strategy = scan_strategy::reduce_then_scan;
   // Temp: the head bits the description is read through (head_flags and
@@ -184,10 +170,10 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
   constexpr bool plain = std::is_same_v<Segments, no_segments>;
   const std::size_t dedicated_bytes =
       !dedicated_fits ? 0
-      : plain ? tile_counter_bytes + tile_status<A>::bytes((n + smallest_single_pass_tile<A>() - 1) /
-                                                           smallest_single_pass_tile<A>())
-              : tile_counter_bytes + tile_status<P>::bytes((n + smallest_segmented_tile<A>() - 1) /
-                                                           smallest_segmented_tile<A>());
+      : plain ? tile_counter_bytes + tile_status<A>::bytes((n + tuning::smallest_single_pass_tile<A>() - 1) /
+                                                           tuning::smallest_single_pass_tile<A>())
+              : tile_counter_bytes + tile_status<P>::bytes((n + tuning::smallest_segmented_tile<A>() - 1) /
+                                                           tuning::smallest_segmented_tile<A>());
   const std::size_t required = 255 + bits_bytes + (inner > dedicated_bytes ? inner : dedicated_bytes);
   if (temp == nullptr) {
     temp_bytes = required;
@@ -228,14 +214,14 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
       if constexpr (plain) {
         unsigned char* bytes = base + bits_bytes;
         if (status s = reset_tile_status(fn, bytes, dedicated_bytes, stream); !s) return s;
-        constexpr int shape0 = vector_scan_policy_for<A>::tunable ? streamscan::detail::default_vector_shape(sizeof(A)) : 0;
+        constexpr int shape0 = tuning::vector_scan_policy_for<A>::tunable ? tuning::default_vector_shape(sizeof(A)) : 0;
         return heads.backward
                    ? launch_vector_scan<true, shape0>(fn, bytes, static_cast<const A*>(in), out, n, op, init, mode, stream)
                    : launch_vector_scan<false, shape0>(fn, bytes, static_cast<const A*>(in), out, n, op, init, mode,
                                                        stream);
       }
       return launch_segmented_kernel<A>(fn, base + bits_bytes, dedicated_bytes, static_cast<const A*>(in), out, n,
-                                        heads, op, init, mode, shape, stream, facts);
+                                        heads, op, init, mode, opt.scan.policy, stream, facts);
     }
   }
   return dispatch_scan<P>(fn, base + bits_bytes, inner, pin, pout, n, pop, pinit, mode, stream, inner_opt);

@@ -25,8 +25,8 @@
 #include "../kernels/outbox_select_kernel.cuh"
 #include "../kernels/select_kernels.cuh"
 #include "../util/runtime.cuh"
+#include "../../tuning/select.hpp"
 #include "dispatch_scan.cuh"
-#include "select_policy.cuh"
 #include "tuned_policy.cuh"
 
 namespace streamscan::cuda::detail {
@@ -86,7 +86,7 @@ template <placement P, class C, int Shape, class Source>
 status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std::int64_t capacity,
                           const std::int64_t* rejects_from, std::int64_t* num_selected, unsigned char* temp,
                           bool in_place, cudaStream_t stream, const device_facts& facts) {
-  using policy = select_policy<Source::vector_width, Shape>;
+  using policy = tuning::select_policy<Source::vector_width, Shape>;
   const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
   constexpr std::size_t counter_bytes = 256;
   auto reset_status = [&] {
@@ -115,8 +115,8 @@ status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std
                                   counter);
       }
     }
-    return launch_select_pass<P, C, default_select_shape>(fn, src, n, capacity, rejects_from, num_selected, temp,
-                                                          in_place, stream, facts);
+    return launch_select_pass<P, C, tuning::default_select_shape>(fn, src, n, capacity, rejects_from, num_selected,
+                                                                  temp, in_place, stream, facts);
   } else if constexpr (policy::stages > 0) {
     int per_sm = 0;
     if constexpr (pipelined_select_fits<Source>::value) {
@@ -135,8 +135,8 @@ status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std
                                   status_words, counter);
       }
     }
-    return launch_select_pass<P, C, default_select_shape>(fn, src, n, capacity, rejects_from, num_selected, temp,
-                                                          in_place, stream, facts);
+    return launch_select_pass<P, C, tuning::default_select_shape>(fn, src, n, capacity, rejects_from, num_selected,
+                                                                  temp, in_place, stream, facts);
   } else {
     if (status s = reset_status(); !s) return s;
     return launch(fn, "select_kernel", select_kernel<policy, P, Source, C>, tiles, policy::threads, stream, src, n,
@@ -149,7 +149,7 @@ status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std
 template <class Source>
 status launch_count_pass(const char* fn, const Source& src, std::int64_t n, std::int64_t* count, cudaStream_t stream,
                          const device_facts& facts) {
-  using policy = count_policy;
+  using policy = tuning::count_policy;
   const std::int64_t per_block = std::int64_t{policy::threads} * policy::unroll * Source::vector_width;
   const std::int64_t wanted = (n + per_block - 1) / per_block;
   const std::int64_t full = std::int64_t{facts.sm_count} * policy::blocks_per_sm;
@@ -158,40 +158,45 @@ status launch_count_pass(const char* fn, const Source& src, std::int64_t n, std:
                 reinterpret_cast<unsigned long long*>(count));
 }
 
-// The shape options.policy names ("default" or null: the call's default,
-// default_shape_for, for sources the pipelined kernel can run).
+// The tuning key of a call (tuning/choose.hpp): compaction or a call that
+// writes every element, by a predicate or by flags the pipeline stages
+// beside the values; and the size of what it moves. Sources the pipelined
+// kernels cannot stage take the one-tile default (select_default_cc).
 template <class Source>
-status choose_select_shape(const char* fn, const char* policy, select_call call, std::int64_t n, int& shape) {
-  shape = default_select_shape;
-  if constexpr (pipelined_select_fits<Source>::value)
-    shape = default_shape_for(call != select_call::compaction, select_staging<Source>::flagged,
-                              sizeof(typename select_staging<Source>::value), n);
-  if (policy == nullptr || std::string(policy) == "default") return status::ok();
-  std::string names;
-  for (int i = 0; i < select_shape_count; ++i) {
-    if (select_shape_name(i) == policy) {
-      shape = i;
-      return status::ok();
-    }
-    names += (i ? ", " : "") + select_shape_name(i);
-  }
-  return streamscan::detail::invalid_argument(
-      fn, std::string("argument 'options.policy': unknown select policy '") + policy + "' (candidates: " + names + ")");
+constexpr bool select_flags_staged() {
+  if constexpr (pipelined_select_fits<Source>::value) return select_staging<Source>::flagged;
+  else return false;
+}
+template <class Source>
+constexpr std::size_t select_value_bytes() {
+  if constexpr (pipelined_select_fits<Source>::value) return sizeof(typename select_staging<Source>::value);
+  else return sizeof(typename Source::item);
+}
+template <class Source>
+constexpr tuning::algorithm select_algorithm(select_call call) {
+  constexpr bool flagged = select_flags_staged<Source>();
+  if (call == select_call::compaction) return flagged ? tuning::algorithm::select_flagged : tuning::algorithm::select_if;
+  return flagged ? tuning::algorithm::split : tuning::algorithm::partition;
+}
+template <class Source>
+constexpr int select_default_cc() {
+  return pipelined_select_fits<Source>::value ? 1 << 30 : 0;
 }
 
 template <class C, select_call Call, class Source, class CountSource, class InIt, class OutIt>
 status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes, const Source& src,
                              const CountSource& count_src, const InIt& in, const OutIt& out, std::int64_t n,
-                             std::int64_t capacity, std::int64_t* num_selected, select_strategy strategy, int shape,
-                             cudaStream_t stream) {
-  const std::int64_t groups = (n + seed002_policy::group_items - 1) / seed002_policy::group_items;
+                             std::int64_t capacity, std::int64_t* num_selected, select_strategy strategy,
+                             const char* policy_name, cudaStream_t stream) {
+  using paper = tuning::compaction_paper_policy;
+  const std::int64_t groups = (n + paper::group_items - 1) / paper::group_items;
   using streamscan::detail::temp_bytes_for;
   // multi_level: ballots, group counts, then the temp of the counts' scan.
   const std::size_t pred_bytes = temp_bytes_for<unsigned>(groups * 32), counter_bytes = temp_bytes_for<C>(groups);
   std::size_t scan_bytes = 0;
   std::size_t required = 256;
   if (strategy == select_strategy::stable) {  // sized for the smallest tile of any shape
-    const std::int64_t tile = smallest_select_tile<Source::vector_width>();
+    const std::int64_t tile = tuning::smallest_select_tile<Source::vector_width>();
     required += tile_status<C>::bytes((n + tile - 1) / tile);
   } else if (strategy == select_strategy::multi_level) {
     if (status s = dispatch_scan<C>(fn, nullptr, scan_bytes, static_cast<const C*>(nullptr), static_cast<C*>(nullptr),
@@ -213,6 +218,13 @@ status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes
   if (!proceed)  // n == 0
     return reset(fn, num_selected, sizeof(std::int64_t), stream, "writing num_selected (cudaMemsetAsync)");
   unsigned char* bytes = static_cast<unsigned char*>(aligned);
+  chosen_policy chosen;
+  if (strategy == select_strategy::stable)
+    if (status s = choose_policy(fn, "options.policy", select_algorithm<Source>(Call), select_value_bytes<Source>(),
+                                 streamscan::tuning::no_operator, n, policy_name, facts.device, chosen,
+                                 select_default_cc<Source>());
+        !s)
+      return s;
 
   const bool in_place = same_range(in, out);
   auto run = [&](auto shape_constant) {
@@ -233,24 +245,24 @@ status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes
     }
   };
   if constexpr (Call != select_call::compaction) {
-    return visit_candidate<select_shape_count>(shape, run);
+    return visit_candidate<tuning::select_shape_count>(chosen.index, run);
   } else {
     switch (strategy) {
       case select_strategy::stable:
-        return visit_candidate<select_shape_count>(shape, run);
+        return visit_candidate<tuning::select_shape_count>(chosen.index, run);
       case select_strategy::multi_level: {
         auto* pred = reinterpret_cast<unsigned*>(bytes);
         auto* counter = reinterpret_cast<C*>(bytes + pred_bytes);
-        const std::int64_t blocks = (groups * 32 + seed002_policy::threads - 1) / seed002_policy::threads;
+        const std::int64_t blocks = (groups * 32 + paper::threads - 1) / paper::threads;
         status s = launch(fn, "multi_level_count_kernel", multi_level_count_kernel<Source, C>, blocks,
-                          seed002_policy::threads, stream, src, n, pred, counter);
+                          paper::threads, stream, src, n, pred, counter);
         if (s)
           s = dispatch_scan<C>(fn, bytes + pred_bytes + counter_bytes, scan_bytes, static_cast<const C*>(counter),
                                counter, groups, streamscan::plus{}, maybe<C>{C(0), false}, scan_mode::inclusive, stream,
                                scan_options{scan_strategy::decoupled_lookback});
         if (s)
           s = launch(fn, "multi_level_scatter_kernel", multi_level_scatter_kernel<Source, C>, blocks,
-                     seed002_policy::threads, stream, src, n, capacity, static_cast<const unsigned*>(pred),
+                     paper::threads, stream, src, n, capacity, static_cast<const unsigned*>(pred),
                      static_cast<const C*>(counter), num_selected);
         return s;
       }
@@ -258,14 +270,14 @@ status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes
         auto* counter = reinterpret_cast<unsigned long long*>(bytes);
         status s = reset(fn, counter, sizeof(*counter), stream, "resetting the slot counter (cudaMemsetAsync)");
         if (s && strategy == select_strategy::hybrid) {
-          const std::int64_t blocks = (groups * 32 + seed002_policy::threads - 1) / seed002_policy::threads;
-          s = launch(fn, "hybrid_select_kernel", hybrid_select_kernel<Source>, blocks, seed002_policy::threads, stream,
+          const std::int64_t blocks = (groups * 32 + paper::threads - 1) / paper::threads;
+          s = launch(fn, "hybrid_select_kernel", hybrid_select_kernel<Source>, blocks, paper::threads, stream,
                      src, n, capacity, counter);
         } else if (s) {
-          const std::int64_t wanted = (n + seed002_policy::threads - 1) / seed002_policy::threads;
+          const std::int64_t wanted = (n + paper::threads - 1) / paper::threads;
           const std::int64_t blocks = wanted < (std::int64_t{1} << 30) ? wanted : (std::int64_t{1} << 30);
           s = launch(fn, "warp_atomic_select_kernel", warp_atomic_select_kernel<Source>, blocks,
-                     seed002_policy::threads, stream, src, n, capacity, counter);
+                     paper::threads, stream, src, n, capacity, counter);
         }
         if (s)
           if (const cudaError_t e =
@@ -306,8 +318,11 @@ status dispatch_select(const char* fn, void* temp, std::size_t& temp_bytes, cons
   if (call != select_call::compaction && strategy != select_strategy::stable)
     return invalid_argument(fn, std::string("argument 'options.strategy': ") + to_string(strategy) +
                                     " is a compaction strategy; partition and split run the stable one");
-  int shape = default_select_shape;
-  if (status s = choose_select_shape<Source>(fn, opt.policy, call, n, shape); !s) return s;
+  int named = -1;  // checked here so that a size query reports a bad name too
+  if (status s = check_policy_name(fn, "options.policy", select_algorithm<Source>(call), select_value_bytes<Source>(),
+                                   opt.policy, named);
+      !s)
+    return s;
   if (status s = streamscan::detail::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
   if (capacity < 0) return invalid_argument(fn, "argument 'capacity' is negative (" + std::to_string(capacity) + ")");
   if (temp != nullptr && num_selected == nullptr)
@@ -320,9 +335,9 @@ status dispatch_select(const char* fn, void* temp, std::size_t& temp_bytes, cons
                                     " cannot run in place (stable compaction can)");
   if (n < (std::int64_t{1} << 32) - 1)
     return dispatch_select_sized<std::uint32_t, Call>(fn, temp, temp_bytes, src, count_src, in, out, n, capacity,
-                                                      num_selected, strategy, shape, stream);
+                                                      num_selected, strategy, opt.policy, stream);
   return dispatch_select_sized<std::uint64_t, Call>(fn, temp, temp_bytes, src, count_src, in, out, n, capacity,
-                                                    num_selected, strategy, shape, stream);
+                                                    num_selected, strategy, opt.policy, stream);
 }
 
 }  // namespace streamscan::cuda::detail

@@ -1,7 +1,8 @@
-// streamscan/cuda/dispatch/tuned_policy.cuh - which compiled-in candidate
-// policy a call runs with: the caller's `options.policy`, else the tuning
-// file's entry for this GPU (tuning.hpp), else the built-in default; and the
-// switch from that run-time index to a compile-time policy.
+// streamscan/cuda/dispatch/tuned_policy.cuh - which compiled-in shape a call
+// of any algorithm runs with: the caller's policy name, else the tuning
+// file's entry for this GPU (tuning.hpp), else the built-in default
+// (tuning/choose.hpp); and the switch from that run-time index to a
+// compile-time shape.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -14,10 +15,10 @@
 #include <utility>
 #include <vector>
 
-#include "../../detail/tuning_space.hpp"
 #include "../../scan_options.hpp"
 #include "../../status.hpp"
 #include "../../tuning.hpp"
+#include "../../tuning/choose.hpp"
 #include "../util/runtime.cuh"
 
 namespace streamscan::cuda::detail {
@@ -67,35 +68,48 @@ struct chosen_policy {
   policy_source source = policy_source::default_policy;
 };
 
-// Picks the candidate for strategy `s` (never automatic here). A strategy and
-// value size without candidates runs its one fixed policy; naming any policy
-// other than "default" for it is an error.
-inline status choose_policy(const char* fn, scan_strategy s, std::size_t value_bytes, const char* op_class,
-                            std::int64_t n, const char* requested, int device, chosen_policy& out) {
-  const streamscan::detail::candidate_set set = streamscan::detail::candidates_for(s, value_bytes);
-  out = chosen_policy{set.default_index, set.count == 0 ? policy_source::fixed : policy_source::default_policy};
-  if (requested != nullptr) {
-    if (std::string(requested) == "default") return status::ok();
-    const int i = streamscan::detail::candidate_index(s, value_bytes, requested);
-    if (i < 0) {
-      std::string names;
-      for (int k = 0; k < set.count; ++k) names += (k ? ", " : "") + streamscan::detail::candidate_name(s, value_bytes, k);
-      return streamscan::detail::invalid_argument(
-          fn, std::string("argument 'options.policy' names '") + requested + "', which is not a policy of " +
-                  to_string(s) + " for " + std::to_string(value_bytes) + "-byte values (it has: " +
-                  (names.empty() ? std::string("none but \"default\"") : names) + ")");
-    }
-    out = chosen_policy{i, policy_source::caller};
+// Checks a caller's policy name (nullptr or "default": none) against the
+// candidates of `alg` for values of `value_bytes`; `argument` names the
+// option in the error ("options.policy", "options.scan.policy"). No device
+// is asked, so a size query reports a bad name too.
+inline status check_policy_name(const char* fn, const char* argument, tuning::algorithm alg,
+                                std::size_t value_bytes, const char* requested, int& index) {
+  index = -1;
+  if (requested == nullptr || std::string(requested) == "default") return status::ok();
+  index = tuning::candidate_index(alg, value_bytes, requested);
+  if (index >= 0) return status::ok();
+  const std::string names = tuning::candidate_names(alg, value_bytes);
+  return streamscan::detail::invalid_argument(
+      fn, std::string("argument '") + argument + "' names '" + requested + "', which is not a policy of " +
+              tuning::to_string(alg) + " for " + std::to_string(value_bytes) + "-byte values (it has: " +
+              (names.empty() ? std::string("none but \"default\"") : names) + ")");
+}
+
+// The candidate of `alg` a call of n values runs with on `device`: the
+// caller's name, else the tuning file's entry for this GPU, value size,
+// operator class and n, else the built-in default (tuning::default_for).
+// `cc_cap` caps the compute capability the default may assume (0: the call
+// cannot use the pipelined kernels whatever the GPU).
+inline status choose_policy(const char* fn, const char* argument, tuning::algorithm alg, std::size_t value_bytes,
+                            const char* op_class, std::int64_t n, const char* requested, int device,
+                            chosen_policy& out, int cc_cap = 1 << 30) {
+  const tuning::candidate_list list = tuning::candidates_for(alg, value_bytes);
+  int named = -1;
+  if (status s = check_policy_name(fn, argument, alg, value_bytes, requested, named); !s) return s;
+  if (named >= 0) {
+    out = chosen_policy{named, policy_source::caller};
     return status::ok();
   }
-  if (set.count == 0) return status::ok();
-  const auto file = streamscan::tuning::active();
-  if (file->state != streamscan::tuning::load_result::loaded || file->contents.entries.empty()) return status::ok();
   gpu_identity gpu;
   if (status st = identify_gpu(fn, device, gpu); !st) return st;
-  const streamscan::tuning::entry* e = streamscan::tuning::find(file->contents, gpu.name, gpu.cc, s,
-                                                                static_cast<int>(value_bytes), op_class, n);
-  if (e != nullptr) out = chosen_policy{streamscan::detail::candidate_index(s, value_bytes, e->policy), policy_source::tuning_file};
+  out = chosen_policy{tuning::default_for(alg, value_bytes, n, gpu.cc < cc_cap ? gpu.cc : cc_cap),
+                      list.count == 0 ? policy_source::fixed : policy_source::default_policy};
+  if (list.count == 0 || (requested != nullptr && std::string(requested) == "default")) return status::ok();
+  const auto file = streamscan::tuning::active();
+  if (file->state != streamscan::tuning::load_result::loaded || file->contents.entries.empty()) return status::ok();
+  const streamscan::tuning::entry* e =
+      streamscan::tuning::find(file->contents, gpu.name, gpu.cc, alg, static_cast<int>(value_bytes), op_class, n);
+  if (e != nullptr) out = chosen_policy{tuning::candidate_index(alg, value_bytes, e->policy), policy_source::tuning_file};
   return status::ok();
 }
 

@@ -1,0 +1,68 @@
+// streamscan/tuning/segmented_scan.hpp - the shapes of the dedicated
+// segmented (and backward) scan kernel: candidates, the built-in default and
+// the compile-time policy. No CUDA.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "shape.hpp"
+
+namespace streamscan::tuning {
+
+// The one-tile kernel (threads x 16-byte loads; a thread holds at most 64
+// values, one bit each in the agent's masks) and the pipelined ones (sm_90+,
+// values of 4, 8 or 16 bytes): consumer threads x rows, stages, and the
+// reduce warps that fold each tile's (value, head) aggregates. Few
+// candidates: each is two more kernels (directions) per value type and
+// operator.
+inline constexpr shape segmented_shapes[] = {segmented_tile(128, 8), segmented_tile(256, 8), pipeline(512, 4, 6, 6),
+                                             pipeline(512, 2, 12, 4)};
+inline constexpr int segmented_shape_count = sizeof(segmented_shapes) / sizeof(segmented_shapes[0]);
+inline constexpr int default_segmented_shape = 0;
+// The default for 4-byte values from pipelined_segmented_from on GPUs that
+// can run the pipeline, for both directions (docs/performance.md).
+inline constexpr int pipelined_segmented_shape = 3;
+inline constexpr std::int64_t pipelined_segmented_from = std::int64_t{1} << 26;
+
+// Scan positions per tile of shape `index` for values of `value_bytes`.
+constexpr std::int64_t segmented_tile_items(int index, std::size_t value_bytes) {
+  const int width = static_cast<int>(16 / value_bytes);
+  return std::int64_t{segmented_shapes[index].threads} * vectors_for(segmented_shapes[index], width) * width;
+}
+
+// Whether values of `value_bytes` can take a pipelined shape: 4 and 8 bytes
+// (the (value, head) aggregate packed in one status word) and 16 bytes (the
+// split status layout).
+constexpr bool segmented_pipeline_fits(std::size_t value_bytes) {
+  return value_bytes == 4 || value_bytes == 8 || value_bytes == 16;
+}
+
+template <class V, int Shape = default_segmented_shape>
+struct segmented_scan_policy : look_back_tuning {
+  static constexpr int vector_width = static_cast<int>(16 / sizeof(V));
+  static constexpr int threads = segmented_shapes[Shape].threads;
+  static constexpr int vectors = vectors_for(segmented_shapes[Shape], vector_width);
+  static constexpr int tile_items = threads * vectors * vector_width;
+  static_assert(tile_items == segmented_tile_items(Shape, sizeof(V)));
+  // Register cap (__launch_bounds__): enough blocks per SM to keep about
+  // 100 KB of loads in flight.
+  static constexpr int min_blocks_per_sm = threads >= 256 ? 3 : 6;
+  static constexpr int stages = segmented_shapes[Shape].stages;
+  static constexpr int scan_warps = threads / 32;
+  static constexpr int rows = vectors;
+  static constexpr int reduce_warps = segmented_shapes[Shape].reduce_warps;
+};
+
+// The smallest tile of any shape: the tile status words are sized for it.
+template <class V>
+constexpr std::int64_t smallest_segmented_tile() {
+  std::int64_t t = std::int64_t{1} << 40;
+  for (int i = 0; i < segmented_shape_count; ++i) {
+    const std::int64_t items = segmented_tile_items(i, sizeof(V));
+    t = items < t ? items : t;
+  }
+  return t;
+}
+
+}  // namespace streamscan::tuning
