@@ -35,7 +35,7 @@ struct cuda_backend {
   // The dedicated segmented kernel's tile (default shape).
   template <class A>
   static std::int64_t segmented_tile_items() {
-    return streamscan::cuda::segmented_tile_items(streamscan::cuda::default_segmented_shape, sizeof(A));
+    return streamscan::tuning::segmented_tile_items(streamscan::tuning::default_segmented_shape, sizeof(A));
   }
 
   static constexpr bool has_split_and_segment = true;
@@ -47,7 +47,7 @@ struct cuda_backend {
             ss::select_strategy::warp_atomic};
   }
   // The count scan's tile (32-bit counts through the general single-pass kernel).
-  static std::int64_t select_chunk() { return streamscan::cuda::select_policy<4>::tile_items; }  // int32 input
+  static std::int64_t select_chunk() { return streamscan::tuning::select_policy<4>::tile_items; }  // int32 input
 
   static streamscan::status run_select(const select_request& req, const std::vector<std::int32_t>& in,
                                        const std::vector<unsigned char>& keep, const std::vector<unsigned char>& heads,
@@ -292,7 +292,7 @@ struct cuda_backend {
 // default): split on the shape with room for the flags, select_if and
 // select_flagged on the outbox kernel.
 struct cuda_backend_pipelined_select : cuda_backend {
-  static constexpr const char* select_policy = "p512x2s12r4";  // the defaults from 2^24 (select_policy.cuh)
+  static constexpr const char* select_policy = "p512x2s12r4";  // the defaults from 2^24 (tuning/select.hpp)
   static constexpr const char* flagged_select_policy = "p512x2s10";
   static constexpr const char* compaction_select_policy = "o512x4s3b128";  // select_if's, from 2^26
   static constexpr const char* flagged_compaction_select_policy = "o512x4s4b64";  // select_flagged's, from 2^26
@@ -301,7 +301,7 @@ struct cuda_backend_pipelined_select : cuda_backend {
   }
   // int32 input: 512 consumer threads x 2 rows x 4 values.
   static std::int64_t select_chunk() {
-    return streamscan::cuda::select_policy<4, streamscan::cuda::default_partition_shape>::tile_items;
+    return streamscan::tuning::select_policy<4, streamscan::tuning::default_partition_shape>::tile_items;
   }
 };
 

@@ -70,7 +70,7 @@ TEST(Cli, SizeForms) {
 
 TEST(Cli, AllSelectsEveryValue) {
   EXPECT_EQ(parse({"--types", "all"}).bench.types, bench_types());
-  EXPECT_EQ(parse({"tune", "--strategies", "chained,all"}).tune.strategies.size(), tune_strategies().size());
+  EXPECT_EQ(parse({"tune", "--strategies", "chained,all"}).tune.algorithms.size(), tune_algorithms().size());
 }
 
 TEST(Cli, TuneOptions) {
@@ -78,7 +78,7 @@ TEST(Cli, TuneOptions) {
                            "--repeat", "3", "--budget", "60", "--output", "/tmp/t.txt", "--dry-run"});
   EXPECT_EQ(c.kind, subcommand::tune);
   EXPECT_EQ(c.tune.types, (std::vector<std::string>{"vec4i"}));
-  EXPECT_EQ(c.tune.strategies, (std::vector<std::string>{"decoupled_lookback"}));
+  EXPECT_EQ(c.tune.algorithms, (std::vector<std::string>{"decoupled_lookback"}));
   EXPECT_EQ(c.tune.log2_sizes, (std::vector<int>{20, 26}));
   EXPECT_EQ(c.tune.repeat, 3);
   EXPECT_EQ(c.tune.budget_s, 60);
@@ -89,7 +89,7 @@ TEST(Cli, TuneOptions) {
   const command d = parse({"tune"});
   EXPECT_EQ(d.tune.log2_sizes, (std::vector<int>{18, 22, 26}));
   EXPECT_EQ(d.tune.types, tune_types());
-  EXPECT_EQ(d.tune.strategies, tune_strategies());
+  EXPECT_EQ(d.tune.algorithms, tune_algorithms());
 }
 
 TEST(Cli, VerifyOptions) {

@@ -16,9 +16,9 @@ template <class A, class Op>
 void every_shape(const char* test, seg_kind kind, Op op) {
   if (!streamscan_test::cuda_backend::available()) GTEST_SKIP() << "no CUDA device";
   auto rng = streamscan_test::make_rng(test);
-  for (int shape = 0; shape < streamscan::cuda::segmented_shape_count; ++shape) {
-    const std::int64_t t = streamscan::cuda::segmented_tile_items(shape, sizeof(A));
-    const std::string name = streamscan::cuda::segmented_shape_name(shape);
+  for (int shape = 0; shape < streamscan::tuning::segmented_shape_count; ++shape) {
+    const std::int64_t t = streamscan::tuning::segmented_tile_items(shape, sizeof(A));
+    const std::string name = streamscan::tuning::name(streamscan::tuning::segmented_shapes[shape]);
     check_segmented_plan<streamscan_test::cuda_backend, A>(
         rng, kind, op,
         seg_plan{{t - 1, t, t + 1, 2 * t, 5 * t + 3}, {streamscan::scan_strategy::decoupled_lookback}, name.c_str()});
@@ -52,7 +52,7 @@ TEST(segmented_cuda_dedicated, EveryShapeBytesMax) {
 TEST(segmented_cuda_dedicated, DefaultPipelinedFromTwoToThe26) {
   if (!streamscan_test::cuda_backend::available()) GTEST_SKIP() << "no CUDA device";
   auto rng = streamscan_test::make_rng("sdp");
-  const std::int64_t from = streamscan::cuda::pipelined_segmented_from;
+  const std::int64_t from = streamscan::tuning::pipelined_segmented_from;
   check_segmented_plan<streamscan_test::cuda_backend, std::int32_t>(
       rng, seg_kind::exclusive, streamscan::plus{}, seg_plan{{from + 8195}, {streamscan::scan_strategy::automatic}});
 }
@@ -87,7 +87,7 @@ TEST(segmented_cuda_dedicated, NoSegmentsBytesMax) {
 TEST(segmented_cuda_dedicated, MisalignedPointersTakeTheGeneralPath) {
   if (!streamscan_test::cuda_backend::available()) GTEST_SKIP() << "no CUDA device";
   auto rng = streamscan_test::make_rng("sdu");
-  const std::int64_t t = streamscan::cuda::segmented_tile_items(0, 4);
+  const std::int64_t t = streamscan::tuning::segmented_tile_items(0, 4);
   seg_plan plan{{1, 33, t + 1, 3 * t + 5}, {streamscan::scan_strategy::decoupled_lookback}};
   plan.offset = 1;
   check_segmented_plan<streamscan_test::cuda_backend, std::int32_t>(rng, seg_kind::exclusive, streamscan::plus{}, plan);

@@ -143,10 +143,10 @@ void expect_select(const std::string& where, device_buffer<V>& d_out, device_buf
 TEST(select_cuda_shapes, EveryShapeAtItsTileEdges) {
   if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
   auto rng = streamscan_test::make_rng("select_cuda_shapes");
-  for (int shape = 0; shape < ss::cuda::select_shape_count; ++shape) {
-    const std::string name = ss::cuda::select_shape_name(shape);
+  for (int shape = 0; shape < ss::tuning::select_shape_count; ++shape) {
+    const std::string name = ss::tuning::name(ss::tuning::select_shapes[shape]);
     const ss::select_options opt{ss::select_strategy::stable, name.c_str()};
-    const std::int64_t tile = std::int64_t{ss::cuda::select_shapes[shape].threads} * ss::cuda::select_shapes[shape].vectors * 4;
+    const std::int64_t tile = std::int64_t{ss::tuning::select_shapes[shape].threads} * ss::tuning::select_shapes[shape].vectors * 4;
     for (const std::int64_t n : {tile - 1, tile, tile + 1, 5 * tile + 3}) {
       std::vector<int> in(static_cast<std::size_t>(n));
       std::vector<unsigned char> flags(in.size());
@@ -201,8 +201,8 @@ struct keep_mod_below {
 TEST(select_cuda_shapes, OutboxRingAndRecordsWrap) {
   if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
   auto rng = streamscan_test::make_rng("select_cuda_outbox");
-  constexpr int shape = ss::cuda::default_compaction_shape;
-  const std::string name = ss::cuda::select_shape_name(shape);
+  constexpr int shape = ss::tuning::default_compaction_shape;
+  const std::string name = ss::tuning::name(ss::tuning::select_shapes[shape]);
   const ss::select_options opt{ss::select_strategy::stable, name.c_str()};
   struct grid_limit {
     grid_limit() { ss::cuda::testing::persistent_grid_limit() = 2; }
@@ -238,8 +238,8 @@ TEST(select_cuda_shapes, OutboxRingAndRecordsWrap) {
       return ss::cuda::select_if(t, b, src, d_out.get() + out_offset, n, capacity, d_num.get(), pred, nullptr, opt);
     }, want, num);
   };
-  const std::int64_t tile4 = ss::cuda::select_policy<4, shape>::tile_items;
-  const std::int64_t tile8 = ss::cuda::select_policy<2, shape>::tile_items;
+  const std::int64_t tile4 = ss::tuning::select_policy<4, shape>::tile_items;
+  const std::int64_t tile8 = ss::tuning::select_policy<2, shape>::tile_items;
   for (const std::uint64_t threshold : {1000u, 500u, 20u}) {
     run(std::int32_t{}, std::int32_t{}, 80 * tile4 + 77, threshold, false, 0);
     run(std::int32_t{}, std::int32_t{}, 80 * tile4 + 77, threshold, true, 1);
@@ -247,10 +247,10 @@ TEST(select_cuda_shapes, OutboxRingAndRecordsWrap) {
     run(std::uint64_t{}, std::uint64_t{}, 80 * tile8 + 1, threshold, false, 0);
   }
   // By byte flags, on the flagged outbox shape (its stages land the flags too).
-  constexpr int flagged_shape = ss::cuda::flagged_compaction_shape;
-  const std::string flagged_name = ss::cuda::select_shape_name(flagged_shape);
+  constexpr int flagged_shape = ss::tuning::flagged_compaction_shape;
+  const std::string flagged_name = ss::tuning::name(ss::tuning::select_shapes[flagged_shape]);
   const ss::select_options flagged_opt{ss::select_strategy::stable, flagged_name.c_str()};
-  const std::int64_t n = 80 * ss::cuda::select_policy<4, flagged_shape>::tile_items + 5;
+  const std::int64_t n = 80 * ss::tuning::select_policy<4, flagged_shape>::tile_items + 5;
   for (const int percent : {100, 50, 2}) {
     std::vector<int> in(static_cast<std::size_t>(n));
     std::vector<unsigned char> flags(in.size());
@@ -315,10 +315,10 @@ TEST(select_cuda_shapes, FlaggedPipelineTypesAndPointers) {
   };
   auto every_case = [&](auto shape_constant) {
     constexpr int shape = decltype(shape_constant)::value;
-    name = ss::cuda::select_shape_name(shape);
+    name = ss::tuning::name(ss::tuning::select_shapes[shape]);
     opt.policy = name.c_str();
-    const std::int64_t tile4 = ss::cuda::select_policy<4, shape>::tile_items;
-    const std::int64_t tile8 = ss::cuda::select_policy<2, shape>::tile_items;
+    const std::int64_t tile4 = ss::tuning::select_policy<4, shape>::tile_items;
+    const std::int64_t tile8 = ss::tuning::select_policy<2, shape>::tile_items;
     for (const std::int64_t n : {tile8 - 1, tile8, 7 * tile8 + 3}) run(std::uint64_t{}, bool{}, n, 0, 0);
     for (const std::int64_t n : {tile4 + 1, 5 * tile4 + 7}) {
       run(std::int32_t{}, std::uint8_t{}, n, 0, 0);
@@ -328,8 +328,8 @@ TEST(select_cuda_shapes, FlaggedPipelineTypesAndPointers) {
     }
   };
   // The pipeline's flagged shape (split's default) and the outbox's (select_flagged's from 2^26).
-  every_case(std::integral_constant<int, ss::cuda::flagged_pipelined_shape>{});
-  every_case(std::integral_constant<int, ss::cuda::flagged_compaction_shape>{});
+  every_case(std::integral_constant<int, ss::tuning::flagged_pipelined_shape>{});
+  every_case(std::integral_constant<int, ss::tuning::flagged_compaction_shape>{});
 }
 
 // The built-in defaults on both sides of pipelined_select_from (one-tile
@@ -340,7 +340,7 @@ TEST(select_cuda_shapes, FlaggedPipelineTypesAndPointers) {
 TEST(select_cuda_convenience, DefaultsAroundPipelinedFrom) {
   if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
   auto rng = streamscan_test::make_rng("select_cuda_partition_from");
-  for (const std::int64_t n : {ss::cuda::pipelined_compaction_from - 1, ss::cuda::pipelined_compaction_from + 2053}) {
+  for (const std::int64_t n : {ss::tuning::pipelined_compaction_from - 1, ss::tuning::pipelined_compaction_from + 2053}) {
     std::vector<int> in(n), kept;
     std::vector<unsigned char> flags(in.size());
     for (auto& x : in) x = static_cast<int>(rng() % 1000);
@@ -356,7 +356,7 @@ TEST(select_cuda_convenience, DefaultsAroundPipelinedFrom) {
       return ss::cuda::select_flagged(t, b, dev.src(), dev.fl(), dev.out.get(), n, n, dev.num.get());
     }, kept, static_cast<std::int64_t>(kept.size()));
   }
-  for (const std::int64_t n : {ss::cuda::pipelined_select_from - 1, ss::cuda::pipelined_select_from + 4099}) {
+  for (const std::int64_t n : {ss::tuning::pipelined_select_from - 1, ss::tuning::pipelined_select_from + 4099}) {
     std::vector<int> in(n);
     for (auto& x : in) x = static_cast<int>(rng() % 1000);
     std::vector<unsigned char> flags(in.size());
@@ -395,14 +395,14 @@ struct low300 {
   STREAMSCAN_HOST_DEVICE bool operator()(std::uint64_t x) const { return x % 1000 < 300; }
 };
 
-// 8-byte values have their own defaults (select_policy.cuh): partition and
+// 8-byte values have their own defaults (tuning/select.hpp): partition and
 // stable_partition pipelined from pipelined_select_from, select_if on the
 // outbox from wide_compaction_from; each on both sides of its edge.
 TEST(select_cuda_convenience, WideDefaultsAroundTheirEdges) {
   if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no cuda device";
   auto rng = streamscan_test::make_rng("select_cuda_wide_defaults");
-  for (const std::int64_t n : {ss::cuda::pipelined_select_from - 1, ss::cuda::pipelined_select_from + 4099,
-                               ss::cuda::wide_compaction_from - 1, ss::cuda::wide_compaction_from + 2053}) {
+  for (const std::int64_t n : {ss::tuning::pipelined_select_from - 1, ss::tuning::pipelined_select_from + 4099,
+                               ss::tuning::wide_compaction_from - 1, ss::tuning::wide_compaction_from + 2053}) {
     std::vector<std::uint64_t> in(n), kept, rejected;
     for (auto& x : in) x = rng();
     for (const std::uint64_t x : in) (low300{}(x) ? kept : rejected).push_back(x);
@@ -414,7 +414,7 @@ TEST(select_cuda_convenience, WideDefaultsAroundTheirEdges) {
     expect_select("select_if" + at, d_out, d_num, [&](void* t, std::size_t& b) {
       return ss::cuda::select_if(t, b, d_in.get(), d_out.get(), n, n, d_num.get(), low300{});
     }, kept, k);
-    if (n >= ss::cuda::wide_compaction_from - 1) continue;  // partition's edge is the first two
+    if (n >= ss::tuning::wide_compaction_from - 1) continue;  // partition's edge is the first two
     std::vector<std::uint64_t> want = kept;
     want.insert(want.end(), rejected.rbegin(), rejected.rend());
     expect_select("partition" + at, d_out, d_num, [&](void* t, std::size_t& b) {
@@ -546,7 +546,8 @@ TEST(select_cuda_errors, BadArgumentsAreNamedAndNothingIsWritten) {
          "argument 'options.strategy': hybrid is a compaction strategy");
   expect(ss::cuda::select_if(temp.get(), big, d_in.get(), d_out.get(), n, n, d_num.get(), keep_all, nullptr,
                              ss::select_options{ss::select_strategy::stable, "t1x1"}),
-         ("argument 'options.policy': unknown select policy 't1x1' (candidates: " + ss::cuda::select_shape_name(0))
+         ("argument 'options.policy' names 't1x1', which is not a policy of select_if for 4-byte values (it has: " +
+          ss::tuning::name(ss::tuning::select_shapes[0]))
              .c_str());
   std::size_t small = bytes - 1;
   EXPECT_EQ(ss::cuda::select_if(temp.get(), small, d_in.get(), d_out.get(), n, n, d_num.get(), keep_all).code(),

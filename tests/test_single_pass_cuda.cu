@@ -152,9 +152,9 @@ TEST_F(single_pass_cuda, float_results_are_deterministic) {
 // its candidate shapes (2D matrix scan, StreamScan's 3D scans) is bit-for-bit
 // repeatable on its own (different shapes group the sums differently).
 TEST_F(single_pass_cuda, chained_float_results_are_deterministic_in_every_shape) {
-  const auto set = ss::detail::candidates_for(ss::scan_strategy::chained, sizeof(float));
-  for (int i = 0; i < set.count; ++i) {
-    const std::string name = ss::detail::candidate_name(ss::scan_strategy::chained, sizeof(float), i);
+  const auto list = ss::tuning::candidates_for(ss::tuning::algorithm::chained, sizeof(float));
+  for (int i = 0; i < list.count; ++i) {
+    const std::string name = ss::tuning::candidate_name(ss::tuning::algorithm::chained, sizeof(float), i);
     check_float_determinism(ss::scan_strategy::chained, name.c_str());
   }
 }

@@ -14,10 +14,10 @@
 
 namespace {
 namespace st = streamscan::tuning;
-using streamscan::scan_strategy;
+using alg = streamscan::tuning::algorithm;
 
 st::entry make_entry(std::int64_t lo, std::int64_t hi, const char* policy = "t256x8") {
-  return st::entry{"NVIDIA Test GPU 80GB", 90, scan_strategy::decoupled_lookback, 4, "builtin", lo, hi, policy, 0.5,
+  return st::entry{"NVIDIA Test GPU 80GB", 90, alg::decoupled_lookback, 4, "builtin", lo, hi, policy, 0.5,
                    0.25};
 }
 
@@ -31,8 +31,10 @@ st::table sample() {
   st::table t;
   t.entries.push_back(make_entry(0, 1 << 20, "t128x8"));
   t.entries.push_back(make_entry(1 << 20, std::numeric_limits<std::int64_t>::max()));
-  t.entries.push_back(st::entry{"Other GPU", 80, scan_strategy::chained, 16, "custom", 0, 100, "t512-raking", 1, 1});
-  t.entries.push_back(st::entry{"Other GPU", 80, scan_strategy::scan_then_add, 8, "builtin", 5, 100, "p32", 1, 1});
+  t.entries.push_back(st::entry{"Other GPU", 80, alg::chained, 16, "custom", 0, 100, "t512-raking", 1, 1});
+  t.entries.push_back(st::entry{"Other GPU", 80, alg::scan_then_add, 8, "builtin", 5, 100, "p32", 1, 1});
+  t.entries.push_back(st::entry{"Other GPU", 80, alg::segmented_scan, 4, "custom", 0, 100, "p512x4s6r6", 1, 1});
+  t.entries.push_back(st::entry{"Other GPU", 80, alg::split, 4, "any", 0, 100, "p512x2s10", 1, 1});
   return t;
 }
 
@@ -48,7 +50,7 @@ TEST(TuningFile, RoundTrip) {
     const st::entry &a = t.entries[i], &b = back.entries[i];
     EXPECT_EQ(a.gpu, b.gpu);
     EXPECT_EQ(a.cc, b.cc);
-    EXPECT_EQ(a.strategy, b.strategy);
+    EXPECT_EQ(a.algorithm, b.algorithm);
     EXPECT_EQ(a.value_bytes, b.value_bytes);
     EXPECT_EQ(a.op_class, b.op_class);
     EXPECT_EQ(a.min_n, b.min_n);
@@ -63,7 +65,7 @@ TEST(TuningFile, RoundTrip) {
 TEST(TuningFile, FindMatchesEveryKeyAndTheRange) {
   const st::table t = sample();
   const std::string gpu = "NVIDIA Test GPU 80GB";
-  const auto d = scan_strategy::decoupled_lookback;
+  const auto d = alg::decoupled_lookback;
   ASSERT_NE(st::find(t, gpu, 90, d, 4, "builtin", 0), nullptr);
   EXPECT_EQ(st::find(t, gpu, 90, d, 4, "builtin", 0)->policy, "t128x8");
   EXPECT_EQ(st::find(t, gpu, 90, d, 4, "builtin", (1 << 20) - 1)->policy, "t128x8");
@@ -71,7 +73,7 @@ TEST(TuningFile, FindMatchesEveryKeyAndTheRange) {
   EXPECT_EQ(st::find(t, gpu, 90, d, 4, "builtin", std::int64_t{1} << 40)->policy, "t256x8");
   EXPECT_EQ(st::find(t, gpu, 89, d, 4, "builtin", 0), nullptr);                       // compute capability
   EXPECT_EQ(st::find(t, "NVIDIA Test GPU", 90, d, 4, "builtin", 0), nullptr);         // name
-  EXPECT_EQ(st::find(t, gpu, 90, scan_strategy::chained, 4, "builtin", 0), nullptr);  // strategy
+  EXPECT_EQ(st::find(t, gpu, 90, alg::chained, 4, "builtin", 0), nullptr);            // algorithm
   EXPECT_EQ(st::find(t, gpu, 90, d, 8, "builtin", 0), nullptr);                       // value size
   EXPECT_EQ(st::find(t, gpu, 90, d, 4, "custom", 0), nullptr);                        // operator class
 }
@@ -101,9 +103,9 @@ void expect_rejected(const std::string& text, const std::string& why) {
   EXPECT_TRUE(t.entries.empty());
 }
 
-const std::string header = "streamscan-tuning 1\nlibrary " STREAMSCAN_VERSION_STRING "\n";
+const std::string header = "streamscan-tuning 2\nlibrary " STREAMSCAN_VERSION_STRING "\n";
 const std::string good_fields =
-    "gpu=\"G 1\" cc=90 strategy=decoupled_lookback value_bytes=4 op=builtin min_n=0 max_n=100 policy=t256x8 "
+    "gpu=\"G 1\" cc=90 algorithm=decoupled_lookback value_bytes=4 op=builtin min_n=0 max_n=100 policy=t256x8 "
     "default_ms=1 tuned_ms=0.5";
 
 std::string with(const std::string& key, const std::string& value) {
@@ -121,7 +123,7 @@ TEST(TuningFile, TheGoodSampleParses) {  // so that each rejection below is abou
   ASSERT_TRUE(s.is_ok()) << s.message();
   ASSERT_EQ(t.entries.size(), 1u);
   EXPECT_EQ(t.entries[0].gpu, "G 1");
-  EXPECT_EQ(with("cc", "75"), "gpu=\"G 1\" cc=75 strategy=decoupled_lookback value_bytes=4 op=builtin min_n=0 "
+  EXPECT_EQ(with("cc", "75"), "gpu=\"G 1\" cc=75 algorithm=decoupled_lookback value_bytes=4 op=builtin min_n=0 "
                               "max_n=100 policy=t256x8 default_ms=1 tuned_ms=0.5");
 }
 
@@ -140,22 +142,29 @@ TEST(TuningFile, CorruptFilesAreRejected) {
   expect_rejected(header + "entry gpu=G\n", "entry lacks 'cc'");
   expect_rejected(header + "entry " + with("gpu", "\"\"") + "\n", "empty gpu name");
   expect_rejected(header + "entry " + with("cc", "nine") + "\n", "bad cc");
-  expect_rejected(header + "entry " + with("strategy", "quantum") + "\n", "unknown strategy 'quantum'");
-  expect_rejected(header + "entry " + with("strategy", "automatic") + "\n", "unknown strategy 'automatic'");
+  expect_rejected(header + "entry " + with("algorithm", "quantum") + "\n", "unknown algorithm 'quantum'");
+  expect_rejected(header + "entry " + with("algorithm", "automatic") + "\n", "unknown algorithm 'automatic'");
+  // A format-1 file (keyed by strategy) is refused by its version line.
+  expect_rejected("streamscan-tuning 1\nlibrary " STREAMSCAN_VERSION_STRING "\n", "format version '1', this library reads 2");
+  // The select calls take no operator: their class is "any", and only theirs.
+  expect_rejected(header + "entry " + with("op", "any") + "\n", "op must be builtin or custom for decoupled_lookback");
+  expect_rejected(header + "entry gpu=\"G 1\" cc=90 algorithm=select_if value_bytes=4 op=builtin min_n=0 max_n=100 "
+                           "policy=t512x8 default_ms=1 tuned_ms=0.5\n",
+                  "op must be any for select_if");
   expect_rejected(header + "entry " + with("value_bytes", "0") + "\n", "bad value_bytes");
   expect_rejected(header + "entry " + with("op", "fancy") + "\n", "op must be builtin or custom");
   expect_rejected(header + "entry " + with("min_n", "-1") + "\n", "bad size range");
   expect_rejected(header + "entry " + with("max_n", "0") + "\n", "bad size range");
   expect_rejected(header + "entry " + with("max_n", "99999999999999999999") + "\n", "bad size range");
   expect_rejected(header + "entry " + with("policy", "t999x1") + "\n", "policy 't999x1' is not a candidate");
-  // A name of another strategy is not a candidate of this one.
+  // A name of another algorithm is not a candidate of this one.
   expect_rejected(header + "entry " + with("policy", "p8") + "\n", "policy 'p8' is not a candidate");
   expect_rejected(header + "entry " + with("tuned_ms", "fast") + "\n", "bad default_ms or tuned_ms");
   expect_rejected(header + "entry " + good_fields + "\nentry " + with("min_n", "50") + "\n", "overlaps");
 }
 
 TEST(TuningFile, StaleLibraryVersionIsRejected) {
-  expect_rejected("streamscan-tuning 1\nlibrary 0.0.1\nentry " + good_fields + "\n",
+  expect_rejected("streamscan-tuning 2\nlibrary 0.0.1\nentry " + good_fields + "\n",
                   "stale: written by streamscan 0.0.1");
 }
 
@@ -218,12 +227,12 @@ TEST(TuningFile, DefaultPath) {
   scoped_env f("STREAMSCAN_TUNING_FILE", nullptr);
   {
     scoped_env x("XDG_CACHE_HOME", "/cache");
-    EXPECT_EQ(st::default_path(), "/cache/streamscan/tuning-v1.txt");
+    EXPECT_EQ(st::default_path(), "/cache/streamscan/tuning-v2.txt");
   }
   scoped_env x("XDG_CACHE_HOME", nullptr);
   {
     scoped_env h("HOME", "/home/u");
-    EXPECT_EQ(st::default_path(), "/home/u/.cache/streamscan/tuning-v1.txt");
+    EXPECT_EQ(st::default_path(), "/home/u/.cache/streamscan/tuning-v2.txt");
   }
   scoped_env h("HOME", nullptr);
   EXPECT_EQ(st::default_path(), "");
@@ -248,28 +257,79 @@ TEST(TuningFile, ReloadFollowsTheEnvironment) {
 
 }  // namespace
 
-// chained's candidates: the 2D matrix shapes keep their names (tuning files
-// written before the 3D shapes stay valid), then StreamScan's 3D shapes, the
-// default; every name is unique and found again by candidate_index. The 3D
-// shapes' tiles follow their pieces for values whose size divides 16; other
-// values run the 2D default, whose tile they then report.
+// chained's candidates: the 2D matrix shapes, then StreamScan's 3D shapes,
+// the default; every name is unique and found again by candidate_index. The
+// 3D shapes' tiles follow their pieces for values whose size divides 16;
+// other values run the 2D default, whose tile they then report.
 TEST(TuningCandidates, ChainedNamesAndTiles) {
-  namespace sd = streamscan::detail;
   for (const std::size_t bytes : {1, 2, 4, 8, 12, 16, 32}) {
-    const sd::candidate_set set = sd::candidates_for(scan_strategy::chained, bytes);
-    ASSERT_EQ(set.count, sd::tile_shape_count + sd::stream_shape_count);
-    EXPECT_EQ(sd::candidate_name(scan_strategy::chained, bytes, set.default_index), "c512r8s8");
-    for (int i = 0; i < set.count; ++i) {
-      const std::string name = sd::candidate_name(scan_strategy::chained, bytes, i);
-      EXPECT_EQ(sd::candidate_index(scan_strategy::chained, bytes, name), i) << name;
-      EXPECT_EQ(name[0] == 't', i < sd::tile_shape_count) << name;
+    const st::candidate_list list = st::candidates_for(alg::chained, bytes);
+    ASSERT_EQ(list.count, 7);
+    EXPECT_EQ(st::candidate_name(alg::chained, bytes, st::default_for(alg::chained, bytes, 1 << 20, 90)), "c512r8s8");
+    for (int i = 0; i < list.count; ++i) {
+      const std::string name = st::candidate_name(alg::chained, bytes, i);
+      EXPECT_EQ(st::candidate_index(alg::chained, bytes, name), i) << name;
+      EXPECT_EQ(name[0] == 't', i < st::matrix_shape_count) << name;
     }
   }
-  EXPECT_EQ(sd::candidate_name(scan_strategy::chained, 4, 0), "t256-kogge_stone");
+  EXPECT_EQ(st::candidate_name(alg::chained, 4, 0), "t256-kogge_stone");
   // 512 threads x 16 pieces x 32 bytes of values a row.
-  EXPECT_EQ(sd::candidate_tile_items(scan_strategy::chained, 4, sd::default_chained_candidate), 512 * 16 * 8);
-  EXPECT_EQ(sd::candidate_tile_items(scan_strategy::chained, 16, sd::default_chained_candidate), 512 * 16 * 2);
-  EXPECT_EQ(sd::candidate_tile_items(scan_strategy::chained, 4, sd::default_chained_candidate + 2), 512 * 8 * 8);
-  EXPECT_EQ(sd::candidate_tile_items(scan_strategy::chained, 12, sd::default_chained_candidate),
-            sd::candidate_tile_items(scan_strategy::chained, 12, sd::default_tile_shape(true)));
+  EXPECT_EQ(st::candidate_tile_items(alg::chained, 4, st::default_chained_shape), 512 * 16 * 8);
+  EXPECT_EQ(st::candidate_tile_items(alg::chained, 16, st::default_chained_shape), 512 * 16 * 2);
+  EXPECT_EQ(st::candidate_tile_items(alg::chained, 4, st::default_chained_shape + 2), 512 * 8 * 8);
+  EXPECT_EQ(st::candidate_tile_items(alg::chained, 12, st::default_chained_shape),
+            st::candidate_tile_items(alg::chained, 12, st::default_matrix_shape(true)));
+}
+
+// One name grammar for every algorithm: the names users and tuning files
+// already use, each unique within its algorithm and found again.
+TEST(TuningCandidates, EveryAlgorithmsNamesRoundTrip) {
+  for (const alg a : st::all_algorithms)
+    for (const std::size_t bytes : {1, 2, 4, 8, 16}) {
+      const st::candidate_list list = st::candidates_for(a, bytes);
+      for (int i = 0; i < list.count; ++i) {
+        const std::string name = st::candidate_name(a, bytes, i);
+        ASSERT_FALSE(name.empty());
+        EXPECT_EQ(st::candidate_index(a, bytes, name), i) << st::to_string(a) << " " << name;
+      }
+      EXPECT_EQ(st::candidate_index(a, bytes, "t1x1"), -1);
+    }
+  EXPECT_EQ(st::candidate_names(alg::decoupled_lookback, 4), "t128x16, t128x8, t256x8, t256x12, t256x16, p256x8s6");
+  EXPECT_EQ(st::candidate_names(alg::segmented_scan, 4), "s128x8, s256x8, p512x4s6r6, p512x2s12r4");
+  EXPECT_EQ(st::candidate_names(alg::select_if, 4),
+            "t512x8, t256x8, t256x16, t128x16, p512x4s6r3, p512x4s4, p512x2s12r4, p512x2s10, o512x4s3b128, "
+            "o512x4s4b64");
+  EXPECT_EQ(st::candidate_names(alg::reduce_then_scan, 4), "p8, p4, p16, p32");
+  EXPECT_EQ(st::candidates_for(alg::decoupled_lookback, 2).count, 0);  // one fixed shape
+}
+
+// The built-in defaults, by value size, n and compute capability: pipelined
+// shapes only from their thresholds and only with the copy engine (sm_90+).
+TEST(TuningCandidates, DefaultsFollowSizeAndArchitecture) {
+  auto name_of = [](alg a, std::size_t bytes, std::int64_t n, int cc) {
+    return st::candidate_name(a, bytes, st::default_for(a, bytes, n, cc));
+  };
+  const std::int64_t big = std::int64_t{1} << 28, small = std::int64_t{1} << 20;
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 4, big, 90), "p256x8s6");
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 4, big, 80), "t128x16");
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 4, small, 90), "t128x16");
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 8, big, 90), "t256x12");
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 16, big, 90), "t256x16");
+  EXPECT_EQ(name_of(alg::segmented_scan, 4, big, 90), "p512x2s12r4");
+  EXPECT_EQ(name_of(alg::segmented_scan, 4, big, 86), "s128x8");
+  EXPECT_EQ(name_of(alg::segmented_scan, 8, big, 90), "s128x8");
+  EXPECT_EQ(name_of(alg::select_if, 4, big, 90), "o512x4s3b128");
+  EXPECT_EQ(name_of(alg::select_if, 4, std::int64_t{1} << 25, 90), "t512x8");
+  EXPECT_EQ(name_of(alg::select_if, 4, big, 80), "t512x8");
+  EXPECT_EQ(name_of(alg::select_flagged, 4, big, 90), "o512x4s4b64");
+  EXPECT_EQ(name_of(alg::select_flagged, 4, std::int64_t{1} << 25, 90), "p512x2s10");
+  EXPECT_EQ(name_of(alg::select_flagged, 8, big, 90), "t512x8");
+  EXPECT_EQ(name_of(alg::partition, 4, std::int64_t{1} << 24, 90), "p512x2s12r4");
+  EXPECT_EQ(name_of(alg::partition, 8, std::int64_t{1} << 24, 90), "p512x2s12r4");
+  EXPECT_EQ(name_of(alg::split, 4, std::int64_t{1} << 24, 90), "p512x2s10");
+  EXPECT_EQ(name_of(alg::split, 4, (std::int64_t{1} << 24) - 1, 90), "t512x8");
+  EXPECT_EQ(name_of(alg::select_if, 8, std::int64_t{1} << 25, 90), "o512x4s3b128");
+  EXPECT_EQ(name_of(alg::select_if, 8, std::int64_t{1} << 24, 90), "t512x8");
+  EXPECT_EQ(name_of(alg::chained, 4, big, 90), "c512r8s8");
+  EXPECT_EQ(name_of(alg::scan_then_add, 4, big, 90), "p8");
 }

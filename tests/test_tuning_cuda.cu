@@ -20,7 +20,11 @@
 
 namespace {
 using namespace streamscan_test;
-namespace sd = streamscan::detail;
+
+struct is_odd {
+  __host__ __device__ bool operator()(int x) const { return (x & 1) != 0; }
+};
+namespace st = streamscan::tuning;
 using streamscan::scan_strategy;
 
 #define SKIP_WITHOUT_GPU() \
@@ -31,14 +35,14 @@ const scan_strategy tunable[] = {scan_strategy::decoupled_lookback, scan_strateg
 
 template <class A>
 std::int64_t candidate_tile(scan_strategy s, int i) {
-  return sd::candidate_tile_items(s, sizeof(A), i);
+  return st::candidate_tile_items(st::algorithm_of(s), sizeof(A), i);
 }
 
 // The tile sizes the tests and `verify` aim at are the ones the kernels use.
 template <class A>
 void expect_default_tiles_agree() {
   for (const scan_strategy s : tunable)
-    EXPECT_EQ(sd::candidate_tile_items(s, sizeof(A), sd::candidates_for(s, sizeof(A)).default_index),
+    EXPECT_EQ(candidate_tile<A>(s, st::default_for(st::algorithm_of(s), sizeof(A), 0, 0)),
               streamscan::cuda::scan_tile_items<A>(s))
         << to_string(s) << " " << sizeof(A) << "-byte";
 }
@@ -90,10 +94,10 @@ template <class A, class Op>
 void check_every_candidate(Op op, const char* test) {
   auto rng = make_rng(test);
   for (const scan_strategy s : tunable) {
-    const sd::candidate_set set = sd::candidates_for(s, sizeof(A));
-    ASSERT_GT(set.count, 0) << to_string(s);
-    for (int i = 0; i < set.count; ++i) {
-      const std::string name = sd::candidate_name(s, sizeof(A), i);
+    const st::candidate_list list = st::candidates_for(st::algorithm_of(s), sizeof(A));
+    ASSERT_GT(list.count, 0) << to_string(s);
+    for (int i = 0; i < list.count; ++i) {
+      const std::string name = st::candidate_name(st::algorithm_of(s), sizeof(A), i);
       const std::int64_t tile = candidate_tile<A>(s, i);
       const std::int64_t many = std::uniform_int_distribution<std::int64_t>(40 * tile, 60 * tile)(rng);
       for (const std::int64_t n : {std::int64_t{1}, tile - 1, tile + 1, 5 * tile, many}) {
@@ -128,8 +132,8 @@ template <class A, class Op>
 void check_pipelined_edges(Op op, const char* test) {
   auto rng = make_rng(test);
   const scan_strategy s = scan_strategy::decoupled_lookback;
-  const int index = sd::pipelined_vector_shape;
-  const std::string name = sd::candidate_name(s, sizeof(A), index);
+  const int index = st::pipelined_decoupled_shape;
+  const std::string name = st::candidate_name(st::algorithm_of(s), sizeof(A), index);
   ASSERT_EQ(name[0], 'p');
   const std::int64_t tile = candidate_tile<A>(s, index);
   for (const std::int64_t n : {std::int64_t{1}, std::int64_t{3}, tile - 1, tile, tile + 5, 7 * tile + 3, 300 * tile}) {
@@ -158,7 +162,7 @@ TEST(PipelinedScan, DefaultFromItsThreshold) {
   SKIP_WITHOUT_GPU();
   int major = 0;
   STREAMSCAN_TEST_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
-  const std::int64_t from = sd::pipelined_default_from(sizeof(std::int32_t));
+  const std::int64_t from = st::pipelined_default_from(sizeof(std::int32_t));
   ASSERT_EQ(from, std::int64_t{1} << 26);
   streamscan::cuda::scan_plan plan;
   ASSERT_TRUE(streamscan::cuda::describe_scan<std::int32_t>(from - 1, {}, plan).is_ok());
@@ -237,13 +241,16 @@ TEST(TuningFileOnGpu, DispatchFollowsTheFileForThisGpuOnly) {
   SKIP_WITHOUT_GPU();
   int cc = 0;
   const std::string gpu = this_gpu(cc);
-  namespace st = streamscan::tuning;
   st::table t;
   const auto big = std::numeric_limits<std::int64_t>::max();
-  t.entries.push_back({gpu, cc, scan_strategy::decoupled_lookback, 4, "builtin", 0, 1 << 20, "t256x8", 1, 1});
-  t.entries.push_back({gpu, cc, scan_strategy::decoupled_lookback, 4, "builtin", 1 << 20, big, "t128x8", 1, 1});
-  t.entries.push_back({gpu, cc, scan_strategy::reduce_then_scan, 8, "builtin", 0, big, "p32", 1, 1});
-  t.entries.push_back({gpu + " (another)", cc, scan_strategy::chained, 4, "builtin", 0, big, "t128-kogge_stone", 1, 1});
+  using alg = st::algorithm;
+  t.entries.push_back({gpu, cc, alg::decoupled_lookback, 4, "builtin", 0, 1 << 20, "t256x8", 1, 1});
+  t.entries.push_back({gpu, cc, alg::decoupled_lookback, 4, "builtin", 1 << 20, big, "t128x8", 1, 1});
+  t.entries.push_back({gpu, cc, alg::reduce_then_scan, 8, "builtin", 0, big, "p32", 1, 1});
+  t.entries.push_back({gpu + " (another)", cc, alg::chained, 4, "builtin", 0, big, "t128-kogge_stone", 1, 1});
+  // The segmented scan and compaction read the same file.
+  t.entries.push_back({gpu, cc, alg::segmented_scan, 4, "builtin", 0, big, "s256x8", 1, 1});
+  t.entries.push_back({gpu, cc, alg::select_if, 4, "any", 0, big, "t128x16", 1, 1});
   const std::string path = ::testing::TempDir() + "/streamscan_tuning_gpu_test.txt";
   {
     std::ofstream f(path);
@@ -287,6 +294,35 @@ TEST(TuningFileOnGpu, DispatchFollowsTheFileForThisGpuOnly) {
     d.download(out);
     EXPECT_TRUE(compare_exact(out, oracle_scan<int>(in, streamscan::plus{}, scan_kind::inclusive, 0))) << n;
   }
+  // Segmented scans and compaction under their entries are right too.
+  for (const std::int64_t n : {std::int64_t{777}, std::int64_t{3} << 20}) {
+    const std::vector<int> in = random_vector<int>(rng, n);
+    std::vector<std::uint32_t> words(static_cast<std::size_t>((n + 31) / 32));
+    for (auto& w : words) w = static_cast<std::uint32_t>(rng()) & static_cast<std::uint32_t>(rng());
+    device_buffer<int> d(in.size()), d_out(in.size());
+    device_buffer<std::uint32_t> d_words(words.size());
+    d.upload(in);
+    d_words.upload(words);
+    streamscan::cuda::segmented_inclusive_scan(static_cast<const int*>(d.get()), d_out.get(), n,
+                                               streamscan::head_bits(d_words.get()), streamscan::plus{},
+                                               test_stream());
+    STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(test_stream()));
+    std::vector<int> out;
+    d_out.download(out);
+    std::vector<int> expect(in.size());
+    for (std::int64_t i = 0; i < n; ++i)
+      expect[i] = (i == 0 || ((words[i / 32] >> (i % 32)) & 1u)) ? in[i] : expect[i - 1] + in[i];
+    EXPECT_TRUE(compare_exact(out, expect)) << "segmented n=" << n;
+    const std::int64_t k = streamscan::cuda::select_if(static_cast<const int*>(d.get()), d_out.get(), n, n,
+                                                       is_odd{}, test_stream());
+    std::vector<int> kept;
+    for (const int x : in)
+      if (is_odd{}(x)) kept.push_back(x);
+    ASSERT_EQ(k, static_cast<std::int64_t>(kept.size())) << n;
+    d_out.download(out);
+    out.resize(kept.size());
+    EXPECT_TRUE(compare_exact(out, kept)) << "select_if n=" << n;
+  }
 }
 
 TEST(TuningFileOnGpu, StaleFileIsIgnored) {
@@ -296,8 +332,8 @@ TEST(TuningFileOnGpu, StaleFileIsIgnored) {
   const std::string path = ::testing::TempDir() + "/streamscan_tuning_gpu_stale.txt";
   {
     std::ofstream f(path);
-    f << "streamscan-tuning 1\nlibrary 0.0.0\nentry gpu=\"" << gpu << "\" cc=" << cc
-      << " strategy=decoupled_lookback value_bytes=4 op=builtin min_n=0 max_n=999999999 policy=t256x8 "
+    f << "streamscan-tuning 2\nlibrary 0.0.0\nentry gpu=\"" << gpu << "\" cc=" << cc
+      << " algorithm=decoupled_lookback value_bytes=4 op=builtin min_n=0 max_n=999999999 policy=t256x8 "
          "default_ms=1 tuned_ms=1\n";
   }
   tuning_file_scope scope(path);

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include <streamscan/tuning/choose.hpp>
+
 namespace streamscan_tool {
 
 const std::vector<std::string>& bench_types() {
@@ -24,8 +26,13 @@ const std::vector<std::string>& tune_types() {
   static const std::vector<std::string> v = {"int32", "uint64", "vec4i"};
   return v;
 }
-const std::vector<std::string>& tune_strategies() {
-  static const std::vector<std::string> v = {"decoupled_lookback", "chained", "reduce_then_scan", "scan_then_add"};
+const std::vector<std::string>& tune_algorithms() {
+  static const std::vector<std::string> v = [] {
+    std::vector<std::string> names;
+    for (const streamscan::tuning::algorithm a : streamscan::tuning::all_algorithms)
+      names.push_back(streamscan::tuning::to_string(a));
+    return names;
+  }();
   return v;
 }
 
@@ -139,7 +146,7 @@ command parse_command_line(int argc, const char* const* argv) {
   c.bench.log2_sizes = parse_log2_sizes("--sizes", "16..30:2");
   c.bench.algorithms = bench_algorithms();
   c.tune.types = tune_types();
-  c.tune.strategies = tune_strategies();
+  c.tune.algorithms = tune_algorithms();
   c.tune.log2_sizes = {18, 22, 26};
 
   for (cursor k{argc, argv, i, {}}; k.i < argc; ++k.i) {
@@ -195,8 +202,8 @@ command parse_command_line(int argc, const char* const* argv) {
       c.bench.cpu = c.verify.cpu = true;
     } else if (c.kind == subcommand::tune && a == "--types") {
       c.tune.types = parse_list(a, k.value(), tune_types());
-    } else if (c.kind == subcommand::tune && a == "--strategies") {
-      c.tune.strategies = parse_list(a, k.value(), tune_strategies());
+    } else if (c.kind == subcommand::tune && (a == "--algorithms" || a == "--strategies")) {
+      c.tune.algorithms = parse_list(a, k.value(), tune_algorithms());
     } else if (c.kind == subcommand::tune && a == "--sizes") {
       c.tune.log2_sizes = parse_log2_sizes(a, k.value());
     } else if (c.kind == subcommand::tune && a == "--repeat") {
@@ -251,9 +258,10 @@ std::string help_text(const std::string& topic) {
            "environment: STREAMSCAN_TUNING_FILE (see streamscan tune --help)\n";
   if (topic == "tune")
     return "usage: streamscan tune [options]\n"
-           "  Searches the compiled-in policies of each strategy on this GPU (threads per block, loads in\n"
-           "  flight per thread, block scan algorithm, partitions per SM; `--list` shows them) for each\n"
-           "  value size and operator class and each size range, and writes the winners to the tuning\n"
+           "  Searches the compiled-in policies of each algorithm on this GPU (threads per block, loads in\n"
+           "  flight per thread, pipeline stages, block scan algorithm, partitions per SM; `--list` shows\n"
+           "  them) for each value size, operator class and size range: the scan strategies, the\n"
+           "  segmented scan and the select calls. It writes the winners to the tuning\n"
            "  file, which the library reads at run time (streamscan/tuning.hpp). A candidate replaces\n"
            "  the default only when it is at least 2% faster (5% below 2^20 values), confirmed by two\n"
            "  interleaved re-measurements.\n"
@@ -261,15 +269,16 @@ std::string help_text(const std::string& topic) {
            "options:\n"
            "  --types LIST       int32 (4-byte, builtin op; float shares its entry), uint64 (8-byte),\n"
            "                     vec4i (16-byte, user op); default all\n"
-           "  --strategies LIST  decoupled_lookback,chained,reduce_then_scan,scan_then_add; default all\n"
+           "  --algorithms LIST  decoupled_lookback,chained,reduce_then_scan,scan_then_add,segmented_scan,\n"
+           "                     select_if,select_flagged,partition,split; default all (--strategies: the same)\n"
            "  --sizes SIZES      one measurement size per range, exponents of 2 (default 18,22,26: ranges\n"
            "                     [0,2^20), [2^20,2^24), [2^24,...) split halfway between them)\n"
            "  --repeat R         timed runs per candidate (default 30); a winner is confirmed by two more\n"
            "                     such medians, interleaved with the default's\n"
            "  --budget SECONDS   stop searching after this long, keep what was found (default 300)\n"
            "  --output FILE      where to write (default: $STREAMSCAN_TUNING_FILE, else\n"
-           "                     $XDG_CACHE_HOME/streamscan/tuning-v1.txt, else\n"
-           "                     ~/.cache/streamscan/tuning-v1.txt); entries of other GPUs are kept\n"
+           "                     $XDG_CACHE_HOME/streamscan/tuning-v2.txt, else\n"
+           "                     ~/.cache/streamscan/tuning-v2.txt); entries of other GPUs are kept\n"
            "  --dry-run          measure and print, write nothing\n"
            "  --list             print the candidate policies and exit\n"
            "  --progress MODE    auto, on, off\n";

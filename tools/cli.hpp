@@ -35,7 +35,7 @@ struct bench_options {
 
 struct tune_options {
   std::vector<std::string> types;       // int32, uint64, vec4i
-  std::vector<std::string> strategies;  // chained, decoupled_lookback, reduce_then_scan, scan_then_add
+  std::vector<std::string> algorithms;  // tuning::algorithm names: the scan strategies, segmented_scan, select calls
   std::vector<int> log2_sizes;          // one measurement size per size range
   int repeat = 30;
   double budget_s = 300;
@@ -66,7 +66,7 @@ const std::vector<std::string>& bench_types();
 const std::vector<std::string>& bench_primitives();
 const std::vector<std::string>& bench_algorithms();
 const std::vector<std::string>& tune_types();
-const std::vector<std::string>& tune_strategies();
+const std::vector<std::string>& tune_algorithms();
 
 // Parses argv[1..argc); throws usage_error.
 command parse_command_line(int argc, const char* const* argv);

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include <streamscan/cpu.hpp>
-#include <streamscan/detail/tuning_space.hpp>
+#include <streamscan/tuning/choose.hpp>
 
 #include "fill.hpp"
 #include "tool.hpp"
@@ -149,21 +149,23 @@ int cpu_verify(const verify_options& o) {
 }
 
 void list_candidates() {
-  std::printf("compiled-in candidate policies (streamscan/detail/tuning_space.hpp), * = default:\n");
-  for (const auto s : {streamscan::scan_strategy::decoupled_lookback, streamscan::scan_strategy::chained,
-                       streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add})
+  namespace st = streamscan::tuning;
+  std::printf("compiled-in candidate policies (streamscan/tuning/), * = default for small n, + = for large n on sm_90:\n");
+  for (const st::algorithm a : st::all_algorithms)
     for (const std::size_t bytes : {1, 2, 4, 8, 16, 32}) {
-      const streamscan::detail::candidate_set set = streamscan::detail::candidates_for(s, bytes);
-      std::printf("  %-20s %2zu-byte values:", streamscan::to_string(s), bytes);
-      if (set.count == 0) std::printf(" one fixed policy");
-      for (int i = 0; i < set.count; ++i)
-        std::printf(" %s%s", streamscan::detail::candidate_name(s, bytes, i).c_str(), i == set.default_index ? "*" : "");
+      const st::candidate_list list = st::candidates_for(a, bytes);
+      std::printf("  %-20s %2zu-byte values:", st::to_string(a), bytes);
+      if (list.count == 0) std::printf(" one fixed policy");
+      const int small = st::default_for(a, bytes, 0, 90), large = st::listed_default(a, bytes);
+      for (int i = 0; i < list.count; ++i)
+        std::printf(" %s%s", st::candidate_name(a, bytes, i).c_str(), i == small ? "*" : i == large ? "+" : "");
       std::printf("\n");
     }
-  std::printf("  (decoupled_lookback: tYxZ = Y threads x Z 16-byte loads in flight per thread; pipelined pYxZsS:\n"
-              "   S stages in shared memory; chained: tY-SCAN = 2D matrix scan, Y threads, block scan SCAN;\n"
-              "   cYrRsS / sYrRsS = StreamScan 3D scan, coalesced / strided loads, Y threads, R register and\n"
-              "   S shared-memory pieces per warp; multi-pass: pN = N partitions per SM)\n");
+  std::printf("  (tYxZ = Y threads x Z 16-byte loads in flight per thread; pYxZsS[rR]: pipelined, S stages in\n"
+              "   shared memory, R reduce warps; oYxZsSbK: outbox compaction, a ring of K KB; sYxZ: segmented\n"
+              "   one-tile kernel; tY-SCAN = 2D matrix scan, block scan SCAN; cYrRsS / sYrRsS = StreamScan 3D\n"
+              "   scan, coalesced / strided loads, R register and S shared-memory pieces per warp; multi-pass:\n"
+              "   pN = N partitions per SM; grammar: streamscan/tuning/shape.hpp)\n");
 }
 
 }  // namespace streamscan_tool

@@ -99,8 +99,9 @@ void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench
             streamscan::cuda::inclusive_scan(temp, temp_bytes, buf.in(r), buf.out(r), n, op, nullptr, how));
       };
     };
-    const std::string default_policy =
-        streamscan::detail::candidate_name(strategy, sizeof(T), streamscan::detail::candidates_for(strategy, sizeof(T)).default_index);
+    streamscan::cuda::scan_plan default_plan;  // the built-in default for this n on this GPU
+    streamscan::throw_if_error(streamscan::cuda::describe_scan<T>(n, {strategy, "default"}, default_plan, op));
+    const std::string& default_policy = default_plan.policy;
     const bool compare = o.compare_defaults && plan.source == "tuning file" && plan.policy != default_policy;
     const streamscan::scan_options defaults{strategy, "default"};
     double ms = 0, default_ms = 0;
@@ -128,13 +129,13 @@ void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench
     std::vector<std::string> policies{""};
     if (strategy == streamscan::scan_strategy::chained) {
       policies.clear();
-      const int count = streamscan::detail::candidates_for(strategy, sizeof(T)).count;
+      namespace st = streamscan::tuning;
+      const int count = st::candidates_for(st::algorithm::chained, sizeof(T)).count;
       for (int i = 0; i < count; ++i) {
-        // The 2D matrix scan hands off every 8 KiB tile (~0.4 us each on an
-        // H200): 13 ms for 2^28 int32, half a second for 16-byte values;
-        // only up to 2^26.
-        if (i < streamscan::detail::tile_shape_count && log2n > 26) continue;
-        policies.push_back(streamscan::detail::candidate_name(strategy, sizeof(T), i));
+        // The 2D matrix scan hands off every small tile: too slow to time
+        // past 2^26.
+        if (i < st::matrix_shape_count && log2n > 26) continue;
+        policies.push_back(st::candidate_name(st::algorithm::chained, sizeof(T), i));
       }
     }
     for (const std::string& policy : policies) bench_strategy(strategy, policy);

@@ -117,8 +117,7 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
   constexpr auto automatic = streamscan::scan_strategy::automatic;
   // The dedicated kernel in every candidate shape (the first is the default).
   std::vector<std::string> shapes;
-  for (int i = 0; i < streamscan::cuda::segmented_shape_count; ++i)
-    shapes.push_back(streamscan::cuda::segmented_shape_name(i));
+  for (const streamscan::tuning::shape& s : streamscan::tuning::segmented_shapes) shapes.push_back(streamscan::tuning::name(s));
   for (const auto& shape : shapes)
     ours("segmented head_bits fwd", streamscan::head_bits(words), n / 8.0, scan_direction::forward, automatic,
          shape.c_str());

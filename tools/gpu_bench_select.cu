@@ -159,21 +159,28 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
   };
   // The stable kernel in every candidate shape; the policy column marks the
   // call's default (compaction's and partition's differ).
+  namespace st = streamscan::tuning;
+  int device = 0, major = 0, minor = 0;
+  cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+  cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "compute capability");
+  cuda_check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "compute capability");
   std::vector<std::string> shapes;
-  for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) shapes.push_back(streamscan::cuda::select_shape_name(i));
-  auto shape_label = [&](int i, int default_shape) { return shapes[i] + (i == default_shape ? " (default)" : ""); };
-  for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) {
+  for (int i = 0; i < st::select_shape_count; ++i) shapes.push_back(st::name(st::select_shapes[i]));
+  auto shape_label = [&](int i, st::algorithm a) {
+    return shapes[i] + (i == st::default_for(a, sizeof(std::int32_t), n, major * 10 + minor) ? " (default)" : "");
+  };
+  for (int i = 0; i < st::select_shape_count; ++i) {
     ours_compact("select_if stable", streamscan::select_strategy::stable, false, shapes[i].c_str());
-    rep.rows.back().policy = shape_label(i, streamscan::cuda::default_shape_for(false, false, sizeof(std::int32_t), n));
+    rep.rows.back().policy = shape_label(i, st::algorithm::select_if);
   }
   ours_compact("select_if multi_level", streamscan::select_strategy::multi_level, false);
   ours_compact("select_if hybrid", streamscan::select_strategy::hybrid, false);
   ours_compact("select_if warp_atomic", streamscan::select_strategy::warp_atomic, false);
   // Outbox shapes run compaction only (other calls naming them run the default).
-  auto compaction_only = [](int i) { return streamscan::cuda::select_shapes[i].outbox_kb > 0; };
-  for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) {
+  auto compaction_only = [](int i) { return st::select_shapes[i].kind == st::shape_kind::outbox; };
+  for (int i = 0; i < st::select_shape_count; ++i) {
     ours_compact("select_flagged stable", streamscan::select_strategy::stable, true, shapes[i].c_str());
-    rep.rows.back().policy = shape_label(i, streamscan::cuda::default_shape_for(false, true, sizeof(std::int32_t), n));
+    rep.rows.back().policy = shape_label(i, st::algorithm::select_flagged);
   }
 
   // Partitions: CUB's, ours in its order, ours stable, split.
@@ -196,7 +203,7 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
     add(part_type, name, bytes, run_ms, check(read_count(count.p)));
   };
   const std::int32_t* src = in.p;
-  for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) {
+  for (int i = 0; i < st::select_shape_count; ++i) {
     if (compaction_only(i)) continue;
     const std::string& shape = shapes[i];
     ours_part("partition", 8.0 * n,
@@ -205,9 +212,9 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
                                                    streamscan::select_options{{}, shape.c_str()});
               },
               [&](std::int64_t got) { return got == k && device_equal(out.p, cub_part.p, n); });
-    rep.rows.back().policy = shape_label(i, streamscan::cuda::default_shape_for(true, false, sizeof(std::int32_t), n));
+    rep.rows.back().policy = shape_label(i, st::algorithm::partition);
   }
-  for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) {
+  for (int i = 0; i < st::select_shape_count; ++i) {
     if (compaction_only(i)) continue;
     const std::string& shape = shapes[i];
     ours_part("stable_partition", 8.0 * n,
@@ -218,9 +225,9 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
               [&](std::int64_t got) {
                 return got == k && device_equal(out.p, selected.p, k) && device_equal(out.p + k, rejected.p, n - k);
               });
-    rep.rows.back().policy = shape_label(i, streamscan::cuda::default_shape_for(true, false, sizeof(std::int32_t), n));
+    rep.rows.back().policy = shape_label(i, st::algorithm::partition);
   }
-  for (int i = 0; i < streamscan::cuda::select_shape_count; ++i) {
+  for (int i = 0; i < st::select_shape_count; ++i) {
     if (compaction_only(i)) continue;
     const std::string& shape = shapes[i];
     ours_part("split", 9.0 * n,
@@ -232,7 +239,7 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
                 return got == n - k && device_equal(out.p, rejected.p, n - k) &&
                        device_equal(out.p + (n - k), selected.p, k);
               });
-    rep.rows.back().policy = shape_label(i, streamscan::cuda::default_shape_for(true, true, sizeof(std::int32_t), n));
+    rep.rows.back().policy = shape_label(i, st::algorithm::split);
   }
   cuda_check(cudaDeviceSynchronize(), "select bench");
 }
@@ -241,7 +248,7 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
 
 static int compaction_only_shapes() {
   int k = 0;
-  for (const auto& shape : streamscan::cuda::select_shapes) k += shape.outbox_kb > 0 ? 1 : 0;
+  for (const auto& shape : streamscan::tuning::select_shapes) k += shape.kind == streamscan::tuning::shape_kind::outbox ? 1 : 0;
   return k;
 }
 
@@ -249,7 +256,7 @@ int gpu_bench_select(const bench_options& o, bench_report& rep) {
   warm_up_gpu();
   rep.repeat = o.repeat;
   const std::vector<int> sizes = o.sizes_given ? o.log2_sizes : std::vector<int>{24, 28};
-  progress bar(o.progress, static_cast<int>(sizes.size() * o.keep_fractions.size()) * (7 + 5 * streamscan::cuda::select_shape_count -
+  progress bar(o.progress, static_cast<int>(sizes.size() * o.keep_fractions.size()) * (7 + 5 * streamscan::tuning::select_shape_count -
                                                                                       3 * compaction_only_shapes()));
   for (const int e : sizes)
     for (const double f : o.keep_fractions) bench_fraction(o, e, f, rep, bar);

@@ -1,5 +1,5 @@
-// `streamscan tune`: times every compiled-in candidate policy of each
-// strategy on this GPU and writes the winners to the tuning file
+// `streamscan tune`: times every compiled-in candidate shape of each
+// algorithm (tuning/choose.hpp) on this GPU and writes the winners to the tuning file
 // (streamscan/tuning.hpp), which the library's dispatch reads at run time.
 #include <chrono>
 #include <cstdint>
@@ -13,21 +13,47 @@
 #include <streamscan/cuda.cuh>
 #include <streamscan/tuning.hpp>
 
-#include <cub/device/device_scan.cuh>
-
 #include "gpu_buffers.cuh"
 #include "tool.hpp"
 
 namespace streamscan_tool {
 namespace {
 
-namespace sd = streamscan::detail;
 namespace st = streamscan::tuning;
 
 // A candidate replaces the default only when at least this much faster: run
 // to run noise of a median is about 1% from 2^20 up; below, where a call
 // takes 10-20 us on an H200, re-measurements moved by up to 5%.
 constexpr double min_gain(std::int64_t n) { return n < (std::int64_t{1} << 20) ? 0.05 : 0.02; }
+
+// Inputs the non-scan algorithms need beside the values: a byte flag per
+// value (select_flagged, split) and head bits (segmented_scan: segments of 64
+// values on average), both derived from the position by a hash.
+__device__ inline std::uint32_t tune_hash(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return static_cast<std::uint32_t>(x);
+}
+__global__ void tune_side_inputs(unsigned char* flags, std::uint32_t* heads, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    flags[i] = tune_hash(i) % 2;
+    if (i % 32 == 0) {
+      std::uint32_t w = 0;
+      for (int b = 0; b < 32; ++b) w |= (tune_hash(~(i + b)) % 64 == 0 ? 1u : 0u) << b;
+      heads[i / 32] = w;
+    }
+  }
+}
+
+// Keeps about half of any value: the low bit of its first byte.
+struct keep_half {
+  template <class T>
+  __host__ __device__ bool operator()(const T& x) const {
+    return (reinterpret_cast<const unsigned char*>(&x)[0] & 1) != 0;
+  }
+};
 
 struct tuner {
   tuner(const tune_options& opt, std::string gpu_name, int compute) : o(opt), gpu(std::move(gpu_name)), cc(compute) {}
@@ -37,6 +63,7 @@ struct tuner {
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   bool out_of_time = false;
   std::vector<st::entry> found;
+  std::vector<std::string> found_default;  // the built-in default each entry replaces
   int wrong = 0;
 
   double elapsed_s() const {
@@ -52,66 +79,104 @@ struct tuner {
     return {lo, hi};
   }
 
+  // One call of algorithm `a` with the named policy into rotation slot r,
+  // writing the selected count (select calls) to *count.
+  template <class T, class Op>
+  static streamscan::status call(st::algorithm a, const char* policy, void* temp, std::size_t& bytes,
+                                 const rotating_buffers<T>& buf, int r, std::int64_t n, Op op,
+                                 const unsigned char* flags, const std::uint32_t* heads, std::int64_t* count) {
+    namespace sc = streamscan::cuda;
+    switch (a) {
+      case st::algorithm::decoupled_lookback:
+      case st::algorithm::chained:
+      case st::algorithm::reduce_then_scan:
+      case st::algorithm::scan_then_add: {
+        const streamscan::scan_strategy s = a == st::algorithm::chained            ? streamscan::scan_strategy::chained
+                                            : a == st::algorithm::reduce_then_scan ? streamscan::scan_strategy::reduce_then_scan
+                                            : a == st::algorithm::scan_then_add    ? streamscan::scan_strategy::scan_then_add
+                                                                                   : streamscan::scan_strategy::decoupled_lookback;
+        return sc::inclusive_scan(temp, bytes, buf.in(r), buf.out(r), n, op, nullptr, {s, policy});
+      }
+      case st::algorithm::segmented_scan:
+        return sc::segmented_inclusive_scan(temp, bytes, buf.in(r), buf.out(r), n, streamscan::head_bits(heads), op,
+                                            nullptr, streamscan::segmented_options{{}, {{}, policy}});
+      case st::algorithm::select_if:
+        return sc::select_if(temp, bytes, buf.in(r), buf.out(r), n, n, count, keep_half{}, nullptr, {{}, policy});
+      case st::algorithm::select_flagged:
+        return sc::select_flagged(temp, bytes, buf.in(r), flags, buf.out(r), n, n, count, nullptr, {{}, policy});
+      case st::algorithm::partition:
+        return sc::partition(temp, bytes, buf.in(r), buf.out(r), n, count, keep_half{}, nullptr, {{}, policy});
+      case st::algorithm::split:
+        return sc::split(temp, bytes, buf.in(r), flags, buf.out(r), n, count, nullptr, {{}, policy});
+    }
+    return streamscan::status::ok();
+  }
+
   template <class T, class Op>
   void tune_type(const char* type, Op op, progress& bar) {
     constexpr bool builtin = std::is_same_v<Op, streamscan::plus>;
-    for (const std::string& sname : o.strategies) {
-      streamscan::scan_strategy s{};
-      streamscan::strategy_from_string(sname.c_str(), s);
-      const sd::candidate_set set = sd::candidates_for(s, sizeof(T));
+    for (const std::string& aname : o.algorithms) {
+      st::algorithm a{};
+      st::algorithm_from_string(aname.c_str(), a);
+      const st::candidate_list list = st::candidates_for(a, sizeof(T));
+      const bool selects = !st::has_operator(a);
       for (std::size_t i = 0; i < o.log2_sizes.size(); ++i) {
-        bar.step(std::string(type) + " " + sname + " 2^" + std::to_string(o.log2_sizes[i]));
-        if (set.count == 0 || out_of_time) continue;
+        bar.step(std::string(type) + " " + aname + " 2^" + std::to_string(o.log2_sizes[i]));
+        // The select calls take no operator: one entry per value size, from the builtin pass.
+        if (list.count == 0 || out_of_time || (selects && !builtin)) continue;
         if (elapsed_s() > o.budget_s) {
           out_of_time = true;
           continue;
         }
         const std::int64_t n = std::int64_t{1} << o.log2_sizes[i];
+        const int d = st::default_for(a, sizeof(T), n, cc);
         rotating_buffers<T> buf(n);
-        {  // the reference output, from CUB
-          std::size_t cub_bytes = 0;
-          auto cub_call = [&](void* t) {
-            if constexpr (builtin) return cub::DeviceScan::InclusiveSum(t, cub_bytes, buf.in(0), buf.reference(), n);
-            else return cub::DeviceScan::InclusiveScan(t, cub_bytes, buf.in(0), buf.reference(), op, n);
-          };
-          cuda_check(cub_call(nullptr), "cub query");
-          void* t = nullptr;
-          cuda_check(cudaMalloc(&t, cub_bytes), "cudaMalloc");
-          cuda_check(cub_call(t), "cub reference");
-          cuda_check(cudaDeviceSynchronize(), "cub reference");
-          cudaFree(t);
-        }
-        // One scan with candidate c into rotation slot r.
-        std::vector<std::string> names(set.count);
-        std::vector<void*> temps(set.count, nullptr);
-        std::vector<std::size_t> temp_bytes(set.count, 0);
-        for (int c = 0; c < set.count; ++c) {
-          names[c] = sd::candidate_name(s, sizeof(T), c);
-          streamscan::throw_if_error(streamscan::cuda::inclusive_scan(nullptr, temp_bytes[c], buf.in(0), buf.out(0), n,
-                                                                      op, nullptr, {s, names[c].c_str()}));
+        device_array<unsigned char> flags(n);
+        device_array<std::uint32_t> heads(n / 32 + 1);
+        device_array<std::int64_t> count(1);
+        tune_side_inputs<<<1024, 256>>>(flags.p, heads.p, n);
+        cuda_check(cudaGetLastError(), "tune_side_inputs");
+        auto read_count = [&] {
+          std::int64_t k = n;
+          if (selects) cuda_check(cudaMemcpy(&k, count.p, sizeof k, cudaMemcpyDeviceToHost), "reading the count");
+          return k;
+        };
+        std::vector<std::string> names(list.count);
+        std::vector<void*> temps(list.count, nullptr);
+        std::vector<std::size_t> temp_bytes(list.count, 0);
+        for (int c = 0; c < list.count; ++c) {
+          names[c] = st::candidate_name(a, sizeof(T), c);
+          streamscan::throw_if_error(call(a, names[c].c_str(), nullptr, temp_bytes[c], buf, 0, n, op, flags.p,
+                                          heads.p, count.p));
           cuda_check(cudaMalloc(&temps[c], temp_bytes[c]), "cudaMalloc");
         }
         auto runner = [&](int c) {
           return [&, c](int r) {
-            streamscan::throw_if_error(streamscan::cuda::inclusive_scan(temps[c], temp_bytes[c], buf.in(r), buf.out(r),
-                                                                        n, op, nullptr, {s, names[c].c_str()}));
+            streamscan::throw_if_error(call(a, names[c].c_str(), temps[c], temp_bytes[c], buf, r, n, op, flags.p,
+                                            heads.p, count.p));
           };
         };
-        std::vector<double> ms(set.count, -1);
-        for (int c = 0; c < set.count; ++c) {
+        // The reference: the built-in default's output (every default is
+        // checked against a host oracle by the test suite).
+        runner(d)(0);
+        cuda_check(cudaMemcpy(buf.reference(), buf.out(0), buf.bytes(), cudaMemcpyDeviceToDevice), "reference");
+        const std::int64_t reference_count = read_count();
+        std::vector<double> ms(list.count, -1);
+        for (int c = 0; c < list.count; ++c) {
           ms[c] = median_ms(o.repeat, runner(c));
           buf.poison();
           runner(c)(0);
-          if (!buf.matches_reference()) {  // never pick a candidate that computed a wrong result
+          const std::int64_t k = read_count();
+          if (k != reference_count || !device_equal(buf.out(0), buf.reference(), k)) {
+            // never pick a candidate that computed a wrong result
             std::fprintf(stderr, "streamscan tune: %s %s policy %s gave a WRONG result at n = 2^%d; excluded\n",
-                         type, sname.c_str(), names[c].c_str(), o.log2_sizes[i]);
+                         type, aname.c_str(), names[c].c_str(), o.log2_sizes[i]);
             ms[c] = -1;
             ++wrong;
           }
         }
-        const int d = set.default_index;
         int best = d;
-        for (int c = 0; c < set.count; ++c)
+        for (int c = 0; c < list.count; ++c)
           if (ms[c] > 0 && (ms[best] <= 0 || ms[c] < ms[best])) best = c;
         if (best != d && ms[d] > 0) {
           // Confirm against the default, interleaved, so that a lucky median
@@ -127,8 +192,10 @@ struct tuner {
         for (void* t : temps) cudaFree(t);
         if (ms[best] <= 0) continue;
         const auto [lo, hi] = range(i);
-        found.push_back(st::entry{gpu, cc, s, static_cast<int>(sizeof(T)), st::op_class<T, Op>(), lo, hi,
-                                  sd::candidate_name(s, sizeof(T), best), ms[d], ms[best]});
+        found.push_back(st::entry{gpu, cc, a, static_cast<int>(sizeof(T)),
+                                  selects ? st::no_operator : st::op_class<T, Op>(), lo, hi, names[best], ms[d],
+                                  ms[best]});
+        found_default.push_back(names[d]);
       }
     }
   }
@@ -157,21 +224,21 @@ int gpu_tune(const tune_options& o) {
   std::printf("streamscan tune on %s (sm_%d), budget %.0f s, median of %d per candidate\n", prop.name, t.cc,
               o.budget_s, o.repeat);
   {
-    progress bar(o.progress, static_cast<int>(o.types.size() * o.strategies.size() * o.log2_sizes.size()));
+    progress bar(o.progress, static_cast<int>(o.types.size() * o.algorithms.size() * o.log2_sizes.size()));
     for (const auto& type : o.types) {
       visit_bench_type(type, [&](auto tag, const char* name, auto op) {
         t.tune_type<typename decltype(tag)::type>(name, op, bar);
       });
     }
   }
-  std::printf("%-20s %6s %-8s %-10s %-18s %10s %-18s %10s %7s\n", "strategy", "bytes", "op", "n from", "default",
+  std::printf("%-20s %6s %-8s %-10s %-18s %10s %-18s %10s %7s\n", "algorithm", "bytes", "op", "n from", "default",
               "ms", "tuned", "ms", "gain");
-  for (const auto& e : t.found) {
-    const std::string def =
-        sd::candidate_name(e.strategy, e.value_bytes, sd::candidates_for(e.strategy, e.value_bytes).default_index);
-    std::printf("%-20s %6d %-8s %-10s %-18s %10.4f %-18s %10.4f %6.1f%%\n", streamscan::to_string(e.strategy),
+  for (std::size_t f = 0; f < t.found.size(); ++f) {
+    const st::entry& e = t.found[f];
+    std::printf("%-20s %6d %-8s %-10s %-18s %10.4f %-18s %10.4f %6.1f%%\n", st::to_string(e.algorithm),
                 e.value_bytes, e.op_class.c_str(), (size_label(e.min_n) + ".." + size_label(e.max_n)).c_str(),
-                def.c_str(), e.default_ms, e.policy.c_str(), e.tuned_ms, 100.0 * (e.default_ms / e.tuned_ms - 1.0));
+                t.found_default[f].c_str(), e.default_ms, e.policy.c_str(), e.tuned_ms,
+                100.0 * (e.default_ms / e.tuned_ms - 1.0));
   }
   if (t.out_of_time) std::printf("budget of %.0f s spent: the remaining keys keep their defaults\n", o.budget_s);
   std::printf("searched for %.1f s\n", t.elapsed_s());

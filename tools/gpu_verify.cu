@@ -31,7 +31,7 @@ gpu_probe probe_gpu() {
 
 namespace {
 
-namespace sd = streamscan::detail;
+namespace st = streamscan::tuning;
 
 struct cuda_verify_backend {
   static constexpr const char* name = "cuda";
@@ -41,16 +41,17 @@ struct cuda_verify_backend {
             streamscan::scan_strategy::chained, streamscan::scan_strategy::decoupled_lookback};
   }
   std::vector<std::string> policies(streamscan::scan_strategy s, std::size_t value_bytes) const {
-    const sd::candidate_set set = sd::candidates_for(s, value_bytes);
+    const st::algorithm a = st::algorithm_of(s);
     std::vector<std::string> v;
-    for (int i = 0; i < set.count; ++i) v.push_back(sd::candidate_name(s, value_bytes, i));
+    for (int i = 0; i < st::candidates_for(a, value_bytes).count; ++i) v.push_back(st::candidate_name(a, value_bytes, i));
     if (v.empty()) v.push_back("default");
     return v;
   }
   template <class A>
   std::int64_t tile_items(streamscan::scan_strategy s, const std::string& policy) const {
-    const int i = sd::candidate_index(s, sizeof(A), policy);
-    return sd::candidate_tile_items(s, sizeof(A), i < 0 ? sd::candidates_for(s, sizeof(A)).default_index : i);
+    const st::algorithm a = st::algorithm_of(s);
+    const int i = st::candidate_index(a, sizeof(A), policy);
+    return st::candidate_tile_items(a, sizeof(A), i < 0 ? st::default_for(a, sizeof(A), 0, 0) : i);
   }
 
   template <class A, class Op>

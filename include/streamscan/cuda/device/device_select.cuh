@@ -19,7 +19,7 @@
 //     place); both halves in input order.
 // On sm_90+ with 16-byte aligned raw pointers to 4-byte values (and flags),
 // from 2^24 of them, partition, stable_partition, split and select_flagged
-// run the pipelined kernel by default (select_policy.cuh: default_shape_for).
+// run the pipelined kernel by default (tuning/select.hpp, tuning/choose.hpp: default_for).
 //   split_and_segment: two segmented scans of (true, false) counts, forward
 //     and backward, then one scatter; temp holds 16n bytes (32n past 2^32).
 // Partition and split never run in place (a named invalid_argument).
