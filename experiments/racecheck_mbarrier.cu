@@ -3,8 +3,8 @@
 // barrier (acquire) and reads. Correctly synchronised by the PTX memory
 // model; a hazard report here is the tool not modelling mbarriers.
 //
-//   nvcc -std=c++17 -arch=sm_90 -Iinclude experiments/racecheck_mbarrier.cu -o rc
-//   compute-sanitizer --tool racecheck ./rc
+//   scripts/gpu build racecheck_mbarrier
+//   for v in 0 1 2 3 4; do compute-sanitizer --tool racecheck build-gpu/experiments/racecheck_mbarrier $v; done
 #include <cstdint>
 #include <cstdio>
 

@@ -4,8 +4,11 @@
 // Every output is checked against CUB's (same order: compaction in input
 // order; partition with the rejected reversed at the end, CUB's convention).
 //
-//   nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -Iinclude \
-//        experiments/select_wide.cu -o select_wide && ./select_wide [log2 n]
+// The shape names are the select policies' names; a name the library
+// no longer knows fails with the library's error.
+//
+//   scripts/gpu build select_wide && build-gpu/experiments/select_wide [log2 n]
+//   (or ROUND_EXPS=select_wide scripts/gpu round)
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_select.cuh>
 
