@@ -130,9 +130,9 @@ TEST(TuningFile, TheGoodSampleParses) {  // so that each rejection below is abou
 TEST(TuningFile, CorruptFilesAreRejected) {
   expect_rejected("", "empty file");
   expect_rejected("hello\n", "not a streamscan tuning file");
-  expect_rejected("streamscan-tuning 2\n", "format version '2'");
-  expect_rejected("streamscan-tuning 1\nentry " + good_fields + "\n", "entry before the 'library' line");
-  expect_rejected("streamscan-tuning 1\n", "no 'library' line");
+  expect_rejected("streamscan-tuning 3\n", "format version '3'");
+  expect_rejected("streamscan-tuning 2\nentry " + good_fields + "\n", "entry before the 'library' line");
+  expect_rejected("streamscan-tuning 2\n", "no 'library' line");
   expect_rejected(header + "library " STREAMSCAN_VERSION_STRING "\n", "'library' given twice");
   expect_rejected(header + "bogus 1\n", "unknown record 'bogus'");
   expect_rejected(header + "entry gpu=\"G cc=90\n", "unterminated quote");
@@ -242,7 +242,7 @@ TEST(TuningFile, ReloadFollowsTheEnvironment) {
   const std::string bad = ::testing::TempDir() + "/streamscan_tuning_reload.txt";
   {
     std::ofstream f(bad);
-    f << "streamscan-tuning 1\nlibrary 9.9.9\n";
+    f << "streamscan-tuning 2\nlibrary 9.9.9\n";
   }
   {
     scoped_env e("STREAMSCAN_TUNING_FILE", bad.c_str());
