@@ -11,12 +11,12 @@ namespace streamscan {
 enum class scan_strategy {
   automatic,         // the library picks: decoupled_lookback on the GPU (fastest where measured),
                      // reduce_then_scan on the CPU
-  reduce_then_scan,  // seed 000 fig. 2: reduce partitions, scan partials, scan with prefix (~3n traffic)
-  scan_then_add,     // seed 000 fig. 1: scan partitions, scan partials, add prefixes (~4n traffic);
+  reduce_then_scan,  // [StreamScan] fig. 2: reduce partitions, scan partials, scan with prefix (~3n traffic)
+  scan_then_add,     // [StreamScan] fig. 1: scan partitions, scan partials, add prefixes (~4n traffic);
                      // reads the output back, so it needs a readable output iterator
-  chained,           // seed 000 StreamScan: single pass (~2n), each tile waits for its predecessor's
+  chained,           // [StreamScan]: single pass (~2n), each tile waits for its predecessor's
                      // prefix only; floating-point results are run-to-run deterministic
-  decoupled_lookback,  // seed 001 / Merrill & Garland: single pass (~2n), a warp looks back over
+  decoupled_lookback,  // [LookbackReport] / [DecoupledLookback]: single pass (~2n), a warp looks back over
                        // many predecessors at once; folds them left to right, so it is
                        // run-to-run deterministic as well
 };

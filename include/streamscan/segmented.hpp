@@ -2,7 +2,7 @@
 // and its options; shared by every back end. No CUDA.
 //
 // Segments are runs of consecutive elements; a scan restarts at each one.
-// Three descriptions (seed 003 section 2.2.2 and CSR row pointers):
+// Three descriptions ([ScanPrimitives] section 2.2.2 and CSR row pointers):
 //   head_flags{flags}      one byte per element, nonzero where a segment starts;
 //   head_bits{words}       the same flags packed 32 per 32-bit word, element i
 //                          is bit (i % 32) of word i / 32 (least significant first);
@@ -12,14 +12,14 @@
 //   no_segments{}          the whole input is one segment (backward plain scans).
 // Element 0 always starts a segment, flagged or not.
 //
-// Direction (seed 003's backward scans): forward scans go left to right. A
+// Direction ([ScanPrimitives]' backward scans): forward scans go left to right. A
 // backward scan goes right to left over the same segments: out[i] combines
 // in[e] (+) in[e-1] (+) ... (+) in[i], where e is the last element of i's
 // segment (the forward scan of the reversed segment, written back reversed).
 // The flags mean the same in both directions — a flag sits between the last
 // element of one segment and the first of the next — so element i is where a
 // backward scan restarts when i == n-1 or element i+1 is flagged (the "shift by
-// one" of seed 003). No reversed copy is made.
+// one" of [ScanPrimitives]). No reversed copy is made.
 #pragma once
 
 #include <cstdint>

@@ -4,7 +4,7 @@
 // Compaction keeps the elements whose predicate (or stencil flag) is true, in
 // input order, and writes at most `capacity` of them: nothing past the
 // capacity is written, and *num_selected receives how many were kept (the
-// needed capacity, possibly more than was written). Split (seed 003 2.3.3)
+// needed capacity, possibly more than was written). Split ([ScanPrimitives] 2.3.3)
 // writes the false elements first, then the true ones, both in input order.
 // partition writes the selected first in input order, then the rejected in
 // REVERSE input order (CUB's convention: one pass on the GPU, since a
@@ -21,9 +21,9 @@ namespace streamscan {
 enum class select_strategy {
   automatic,    // the back end picks (the CPU: stable)
   stable,       // order-preserving: count, scan the counts, scatter
-  multi_level,  // seed 002 section 3.1 (GPU): 1024-element groups per warp, counter scan, scatter; stable
-  hybrid,       // seed 002 section 3.2 (GPU): one kernel, a group offset per warp by atomicAdd; NOT order-preserving
-  warp_atomic,  // seed 002's baseline (GPU): warp-aggregated atomics; NOT order-preserving
+  multi_level,  // [Compaction] section 3.1 (GPU): 1024-element groups per warp, counter scan, scatter; stable
+  hybrid,       // [Compaction] section 3.2 (GPU): one kernel, a group offset per warp by atomicAdd; NOT order-preserving
+  warp_atomic,  // [Compaction]'s baseline (GPU): warp-aggregated atomics; NOT order-preserving
 };
 
 inline const char* to_string(select_strategy s) noexcept {

@@ -110,7 +110,7 @@ template <class InIt, class OutIt, class Segments, class Init, class Op = stream
                                    detail::scan_mode::exclusive, opt);
 }
 
-// enumerate (seed 003 2.3.1): out[i] = how many flags before i (in i's
+// enumerate ([ScanPrimitives] 2.3.1): out[i] = how many flags before i (in i's
 // segment; backward: after i) are true. Counts in out's value type.
 template <class FlagIt, class OutIt, class Segments = no_segments>
 [[nodiscard]] status enumerate(void* temp, std::size_t& temp_bytes, FlagIt flags, OutIt out, std::int64_t n,
@@ -122,7 +122,7 @@ template <class FlagIt, class OutIt, class Segments = no_segments>
                                    streamscan::plus{}, std::optional<C>(C(0)), detail::scan_mode::exclusive, opt);
 }
 
-// distribute (seed 003 2.3.2): out[i] = the first value of i's segment
+// distribute ([ScanPrimitives] 2.3.2): out[i] = the first value of i's segment
 // (backward: the last).
 template <class InIt, class OutIt, class Segments = no_segments>
 [[nodiscard]] status distribute(void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,

@@ -3,7 +3,7 @@
 //
 // Every call is one stable two-way scatter: count the kept elements of each
 // chunk in parallel, scan the chunk counts, scatter each chunk in parallel
-// from its offset. The GPU strategies of seed 002 (multi_level, hybrid,
+// from its offset. The GPU strategies of [Compaction] (multi_level, hybrid,
 // warp_atomic) run as this stable scatter here; an unordered result is one
 // valid order, so the stable one satisfies them too.
 #pragma once
@@ -155,7 +155,7 @@ template <class InIt, class FlagIt, class OutIt>
                          [&](std::int64_t i) { return static_cast<bool>(flags[i]); });
 }
 
-// Writes the indices i with flags[i] true (seed 002's output), as out's value type.
+// Writes the indices i with flags[i] true ([Compaction]'s output), as out's value type.
 template <class FlagIt, class OutIt>
 [[nodiscard]] status select_indices(void* temp, std::size_t& temp_bytes, FlagIt flags, OutIt out, std::int64_t n,
                                     std::int64_t capacity, std::int64_t* num_selected, select_options = {}) {
@@ -248,7 +248,7 @@ template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
                                  keys_out, values_out, n, num_selected, pred);
 }
 
-// split (seed 003 2.3.3): flags[i] false first, then true, both in input
+// split ([ScanPrimitives] 2.3.3): flags[i] false first, then true, both in input
 // order; *num_false receives where the trues begin.
 template <class InIt, class FlagIt, class OutIt>
 [[nodiscard]] status split(void* temp, std::size_t& temp_bytes, InIt in, FlagIt flags, OutIt out, std::int64_t n,
@@ -266,7 +266,7 @@ template <class InIt, class FlagIt, class OutIt>
   return status::ok();
 }
 
-// split-and-segment (seed 003 2.3.3): splits every segment (heads[i] nonzero
+// split-and-segment ([ScanPrimitives] 2.3.3): splits every segment (heads[i] nonzero
 // starts one; element 0 always does) on its own, falses first, and writes the
 // heads of the resulting non-empty halves to heads_out. Segments are scanned
 // one after another on the CPU.

@@ -1,5 +1,5 @@
 // streamscan/cuda/device/device_segmented_scan.cuh - public API of the
-// segmented and backward scans, enumerate and distribute (seed 003).
+// segmented and backward scans, enumerate and distribute ([ScanPrimitives]).
 //
 // Segments: head_flags, head_bits, segment_offsets or no_segments; direction
 // forward or backward (segmented_options): streamscan/segmented.hpp says
@@ -65,7 +65,7 @@ template <class InIt, class OutIt, class Segments, class Init, class Op = stream
                                             detail::scan_mode::exclusive, stream, opt);
 }
 
-// enumerate (seed 003 2.3.1): out[i] = how many of the flags before i in its
+// enumerate ([ScanPrimitives] 2.3.1): out[i] = how many of the flags before i in its
 // segment are true (backward: after i). Counted in out's value type.
 template <class FlagIt, class OutIt, class Segments = no_segments>
 [[nodiscard]] status enumerate(void* temp, std::size_t& temp_bytes, FlagIt flags, OutIt out, std::int64_t n,
@@ -78,7 +78,7 @@ template <class FlagIt, class OutIt, class Segments = no_segments>
                                             detail::scan_mode::exclusive, stream, opt);
 }
 
-// distribute (seed 003 2.3.2): out[i] = the first value of i's segment
+// distribute ([ScanPrimitives] 2.3.2): out[i] = the first value of i's segment
 // (backward: the last).
 template <class InIt, class OutIt, class Segments = no_segments>
 [[nodiscard]] status distribute(void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,

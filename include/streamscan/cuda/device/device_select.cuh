@@ -9,7 +9,7 @@
 //   compaction (select_if, select_flagged, select_indices): options.strategy
 //     automatic/stable: one pass, decoupled look-back, in input order; may run
 //       in place (out == in).
-//     multi_level: seed 002 sec. 3.1, three kernels, in input order.
+//     multi_level: [Compaction] sec. 3.1, three kernels, in input order.
 //     hybrid, warp_atomic: one kernel, one atomicAdd per 1024-element group /
 //       per warp; the selected elements in NO particular order (which ones
 //       are written when capacity is short is unspecified too).
@@ -73,7 +73,7 @@ template <class InIt, class FlagIt, class OutIt>
                                                                   num_selected, stream, opt);
 }
 
-// Writes the indices i where flags[i] is true (seed 002's output).
+// Writes the indices i where flags[i] is true ([Compaction]'s output).
 template <class FlagIt, class OutIt>
 [[nodiscard]] status select_indices(void* temp, std::size_t& temp_bytes, FlagIt flags, OutIt out, std::int64_t n,
                                     std::int64_t capacity, std::int64_t* num_selected, cudaStream_t stream = nullptr,
@@ -142,7 +142,7 @@ template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
                                                               num_selected, pred, stream, opt);
 }
 
-// split (seed 003 2.3.3): flags[i] false first, then true, both in input
+// split ([ScanPrimitives] 2.3.3): flags[i] false first, then true, both in input
 // order; *num_false (device) receives where the trues begin. The counting
 // pass reads only the flags.
 template <class InIt, class FlagIt, class OutIt>
@@ -198,7 +198,7 @@ status split_and_segment(const char* fn, void* temp, std::size_t& temp_bytes, In
 }
 }  // namespace detail
 
-// split-and-segment (seed 003 2.3.3): splits every segment (heads[i] nonzero
+// split-and-segment ([ScanPrimitives] 2.3.3): splits every segment (heads[i] nonzero
 // starts one; element 0 always does) on its own, falses first, both in input
 // order, and writes the heads of the resulting non-empty halves to heads_out
 // (1 or 0 at every position).

@@ -192,7 +192,7 @@ status launch_stream_scan(const char* fn, unsigned char* bytes, const A* in, A* 
 
 // Single-pass strategies: temp storage is a tile counter and the tile status
 // words, both reset by one stream-ordered memset; then one kernel. The chained
-// scan runs seed 000's intra-block scans: StreamScan's 3D one
+// scan runs [StreamScan]'s intra-block scans: StreamScan's 3D one
 // (agent_stream_scan, the default) or the 2D matrix scan (agent_scan); the
 // decoupled look-back runs the vectorised agent where the pointers allow.
 template <bool Chained, class A, class InIt, class OutIt, class Op>
