@@ -88,6 +88,15 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
     cuda_check(cub::DeviceScan::InclusiveSum(t.p, b2, rin, rplain, n), "cub plain backward");
   }
 
+  // The built-in default shape of the dedicated kernel for this n on this GPU.
+  namespace st = streamscan::tuning;
+  int device = 0, major = 0, minor = 0;
+  cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+  cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "compute capability");
+  cuda_check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "compute capability");
+  const std::string default_shape = st::candidate_name(
+      st::algorithm::segmented_scan, sizeof(std::int32_t),
+      st::default_for(st::algorithm::segmented_scan, sizeof(std::int32_t), n, major * 10 + minor));
   auto ours = [&](const char* name, auto segments, double flag_bytes, streamscan::scan_direction dir,
                   streamscan::scan_strategy strategy = streamscan::scan_strategy::automatic,
                   const char* policy = nullptr) {
@@ -109,15 +118,15 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
     const bool forward = dir == streamscan::scan_direction::forward;
     const std::int32_t* expect = plain ? (forward ? plain_ref.p : plain_ref_back.p) : (forward ? ref.p : ref_back.p);
     add(name, values + flag_bytes, ms, device_equal(out.p, expect, n));
-    if (policy != nullptr) rep.rows.back().policy = policy;
+    if (policy != nullptr) rep.rows.back().policy = std::string(policy) + (policy == default_shape ? " (default)" : "");
   };
   const std::uint32_t* words = bits.p;
   const unsigned char* bytes = flags.p;
   using streamscan::scan_direction;
   constexpr auto automatic = streamscan::scan_strategy::automatic;
-  // The dedicated kernel in every candidate shape (the first is the default).
+  // The dedicated kernel in every candidate shape.
   std::vector<std::string> shapes;
-  for (const streamscan::tuning::shape& s : streamscan::tuning::segmented_shapes) shapes.push_back(streamscan::tuning::name(s));
+  for (const st::shape& s : st::segmented_shapes) shapes.push_back(st::name(s));
   for (const auto& shape : shapes)
     ours("segmented head_bits fwd", streamscan::head_bits(words), n / 8.0, scan_direction::forward, automatic,
          shape.c_str());
