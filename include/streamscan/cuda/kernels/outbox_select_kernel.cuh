@@ -2,34 +2,30 @@
 // pipeline whose tiles give their shared-memory stage back before their
 // prefix is known (sm_90+).
 //
-// In the shared pipeline (pipeline.cuh) a tile holds its stage from the bulk
-// copy until its consumers have scattered it, and most of that time is spent
-// waiting for the look-back: on an H100 at 2^28 int32 (timeline probes,
-// experiments/pipelined_select.cu) a 16 KB tile landed 2.3 us after its
-// claim, then held its stage ~12 us more for the reduce (2.3 us), the
-// look-back and the consumers; with 12 stages only ~2 were loading at any
-// time, and compaction at 5% kept read its input at 66% of memcpy's rate.
-// Here the stage is only a landing place:
+// In the shared pipeline (agent_pipeline.cuh) a tile holds its stage from
+// the bulk copy until its consumers have scattered it, and most of that time
+// is spent waiting for the look-back: a tile held its stage several times
+// longer than its copy took, so only a few of the stages were loading at any
+// time and compaction at low fractions kept read its input well below
+// memcpy's rate. Here the stage is only a landing place:
 //
 //   producer (1 lane)    claims a tile id, has the copy engine stream the
 //                        tile into a free stage                   -> full
 //   pack warps           classify their slice from the stage, give it back
 //                        (-> empty), count the tile's selected elements
 //                        together (one named barrier), publish the tile's
-//                        aggregate, and write the selected values, in
+//                        aggregate (tile_prefix_op), and write the selected values, in
 //                        order, into the outbox: a ring of shared memory
 //                        holding only what must still be written -> packed
-//   look-back warps      the tile's exclusive prefix (decoupled look-back,
-//                        look_back.cuh), published as P            -> prefixed
+//   look-back warps      the tile's exclusive prefix (tile_prefix_op's
+//                        resolve), published as P                  -> prefixed
 //   drain warps          copy the tile's outbox run to out[prefix ...] with
 //                        consecutive lanes on consecutive slots    -> drained
 //
 // A tile then waits for its prefix in the outbox, which holds 4 bytes per
 // selected int32: at 5% kept the default 128 KB ring holds the selections of
-// ~80 tiles of 8192, and the stages keep streaming (2^28 int32 at 5 / 50 /
-// 95% kept, H100: 88-90 / 90 / 87-89% of memcpy's rate for the bytes,
-// against the shared pipeline's 66-70 / 82-84 / 85-87%;
-// docs/performance.md). Tiles go round the stages, records and ring in
+// ~80 tiles of 8192, and the stages keep streaming, close to memcpy's rate
+// at every fraction kept. Tiles go round the stages, records and ring in
 // claim order; every ring and record slot is reused only after the drain
 // of what it held (the drained barriers). Ids come from a counter in
 // increasing order per block, and a tile only waits for smaller ids held by
@@ -39,13 +35,13 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../../operators.hpp"
+#include "../agent/agent_pipeline.cuh"
 #include "../agent/agent_select.cuh"
-#include "../agent/look_back.cuh"
+#include "../agent/tile_prefix.cuh"
 #include "../agent/tile_status.cuh"
 #include "../util/bulk_copy.cuh"
 #include "../util/uninitialized.cuh"
-#include "pipeline.cuh"
-#include "select_kernels.cuh"
 
 namespace streamscan::cuda::detail {
 
@@ -146,6 +142,12 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
     const std::int64_t left = n - tile * T;
     return left < T ? static_cast<int>(left) : T;
   };
+  // Pack warps publish each tile's count, look-back warps its prefix.
+  streamscan::plus op;
+  const tile_prefix_op<C, streamscan::plus, look_back_kind::decoupled,
+                       streamscan::is_exactly_associative<streamscan::plus, C>::value, Policy::look_back_windows,
+                       Policy::look_back_sleep_ns>
+      prefix_op{status, maybe<C>{C(0), true}, op};
 
   if (warp == shape::producer_warp) {
     if (lane != 0) return;
@@ -178,18 +180,13 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
   };
 
   if (warp >= shape::first_look_back_warp && warp < shape::first_drain_warp) {
-    streamscan::plus op;
     for (std::int64_t round = warp - shape::first_look_back_warp;; round += shape::look_back_warps) {
       const int q = static_cast<int>(round % Q);
       if (!wait_unless_ended(&packed[q], round)) return;
       const std::int64_t tile = rec[q].tile;
       const C total = static_cast<C>(rec[q].total);
-      C prefix = 0;
-      if (tile > 0) {
-        prefix = look_back_decoupled<C, true, Policy::look_back_windows>(status, tile, op, Policy::look_back_sleep_ns);
-        if (lane == 0 && tile + 1 < tiles) status.publish(tile, tile_prefix, prefix + total);
-      }
-      if (lane == 0) rec[q].prefix.get() = prefix;
+      const maybe<C> prefix = prefix_op.resolve(tile, tile + 1 >= tiles, total);
+      if (lane == 0) rec[q].prefix.get() = prefix.value;
       mbarrier_arrive(&prefixed[q]);
     }
   }
@@ -209,8 +206,8 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
       auto at = [&](int i) { return ring[(r.off + static_cast<unsigned>(i)) & ring_mask]; };
       if constexpr (std::is_same_v<decltype(Source::out), staged*> && 16 % sizeof(staged) == 0) {
         // Whole 16-byte vectors where the output is aligned for them (no
-        // partial sectors, a quarter of the store instructions: 95% kept
-        // 0.874 -> 0.847 ms, H100), single values before and after.
+        // partial sectors, a quarter of the store instructions), single
+        // values before and after.
         staged* const out = src.out + prefix;
         const auto misaligned = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) % 16 / sizeof(staged));
         const int head = misaligned == 0 ? 0 : (W - misaligned < end ? W - misaligned : end);
@@ -242,8 +239,8 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
     // chain, not memory, sets the pace: its indices and the ring-room
     // check in 32 bits (a block runs far fewer than 2^31 rounds) and the
     // warps' counts summed by two reductions instead of a 5-step shuffle
-    // scan took 5% kept from 0.433 to 0.409 ms (2^28 int32, H100; 50 and 95%
-    // unchanged; fewer instructions with a longer chain ran slower).
+    // scan made low fractions faster (fewer instructions with a longer chain
+    // ran slower). Keep this instruction sequence as it is.
     const auto r32 = static_cast<unsigned>(round);
     const int s = static_cast<int>(r32 % S), q = static_cast<int>(r32 % Q);
     mbarrier_wait(&full[s], (r32 / S) & 1u);
@@ -274,7 +271,7 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
     const unsigned x = lane < PW ? warp_counts[r32 & 1][lane] : 0u;
     const unsigned total = __reduce_add_sync(0xffffffffu, x);
     const unsigned before = __reduce_add_sync(0xffffffffu, lane < warp ? x : 0u);
-    if (threadIdx.x == 0 && tile + 1 < tiles) status.publish(tile, tile == 0 ? tile_prefix : tile_aggregate, static_cast<C>(total));
+    if (threadIdx.x == 0) prefix_op.publish_aggregate(tile, tile + 1 >= tiles, static_cast<C>(total));
     // Room: record q was last used by round - Q, and the ring slots this
     // round takes held the values of rounds whose runs start before
     // off + total - ring; each must have been drained (in round order).

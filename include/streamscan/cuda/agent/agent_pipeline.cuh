@@ -1,12 +1,12 @@
-// streamscan/cuda/kernels/pipeline.cuh - the decoupled look-back as a
-// pipeline of specialised warps (sm_90+), shared by the pipelined scan
-// (pipelined_scan_kernel.cuh) and the pipelined compaction
-// (select_kernels.cuh), so that a tile waiting for its prefix never stops the
-// loads of the tiles behind it.
+// streamscan/cuda/agent/agent_pipeline.cuh - the decoupled look-back as a
+// pipeline of specialised warps (sm_90+), shared by the pipelined scans
+// (pipelined_scan_kernel.cuh, pipelined_segmented_scan_kernel.cuh) and the
+// pipelined compaction (select_kernels.cuh), so that a tile waiting for its
+// prefix never stops the loads of the tiles behind it.
 //
 // A one-tile-per-block kernel loads, reduces, looks back and stores in
-// sequence: while a block waits for its prefix it has no loads in flight
-// (72% of memcpy on an H200 for int32 sums, whatever its shape). Here a
+// sequence: while a block waits for its prefix it has no loads in flight,
+// which caps it well below memcpy's rate whatever its shape. Here a
 // persistent block keeps `stages` tiles in shared memory and gives each step
 // its own warps, linked by shared-memory barriers (mbarrier), one set per
 // stage:
@@ -14,8 +14,10 @@
 //   producer (1 lane)   takes a tile id, has the bulk copy engine stream the
 //                       tile into a free stage                  -> full
 //   reduce warps        the aggregate of each consumer warp's slice and of
-//                       the tile, published at once             -> reduced
-//   look-back warps     the tile's exclusive prefix; publishes P -> prefixed
+//                       the tile, published at once (tile_prefix_op's
+//                       publish_aggregate)                     -> reduced
+//   look-back warps     the tile's exclusive prefix; publishes P (resolve)
+//                                                               -> prefixed
 //                       (several, taking turns: each waits ~2 L2 round trips)
 //   consumer warps      read their slice from the stage         -> empty
 //                       then finish it with the prefix (scan: add and store;
@@ -25,8 +27,8 @@
 // Program's (see run_pipeline). Every lane of a warp arrives on the barrier
 // that hands its stage on (not one lane after __syncwarp): each lane's own
 // shared-memory reads and writes are then ordered by its own arrive, which
-// compute-sanitizer racecheck follows (experiments/racecheck_mbarrier.cu,
-// variant 1, is what it does not).
+// compute-sanitizer racecheck follows (it does not follow one lane's arrive
+// after a __syncwarp).
 //
 // Aggregates go out as soon as a tile's data lands, however long the tiles
 // before it wait, so look-backs resolve quickly. Ids come from the counter in
@@ -40,18 +42,18 @@
 #include <cstring>
 #include <type_traits>
 
-#include "../agent/agent_scan.cuh"
-#include "../agent/look_back.cuh"
-#include "../agent/tile_io.cuh"
-#include "../agent/tile_status.cuh"
 #include "../util/bulk_copy.cuh"
+#include "../util/maybe.cuh"
 #include "../util/shuffle.cuh"
 #include "../util/uninitialized.cuh"
 #include "../warp/warp_scan.cuh"
+#include "tile_io.cuh"
+#include "tile_prefix.cuh"
+#include "tile_status.cuh"
 
 namespace streamscan::cuda::detail {
 
-// Timeline probes for experiments (experiments/pipelined_scan.cu): with
+// Timeline probes for studying the pipeline: with
 // STREAMSCAN_PIPELINE_TRACE defined, each tile records the global timer at
 // each step in pipeline_trace[tile * 8 + step].
 #ifdef STREAMSCAN_PIPELINE_TRACE
@@ -230,6 +232,11 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
     const std::int64_t mt = memory_tile(tile);
     return pipeline_tile{tile, mt * T, valid_of(mt), tile + 1 == tiles, side_of_stage + s * Shape::side_bytes};
   };
+  // Reduce warps publish each tile's aggregate, look-back warps its prefix.
+  auto combine = [&](const G& a, const G& b) { return prog.combine(a, b); };
+  const tile_prefix_op<G, decltype(combine), look_back_kind::decoupled, Program::exact_combine,
+                       Shape::look_back_windows, Shape::look_back_sleep_ns>
+      prefix_op{status, prog.first_prefix(), combine};
 
   if (warp == Shape::producer_warp) {
     if (lane != 0) return;
@@ -287,8 +294,8 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
         // 8 different 16-byte bank groups. The fold is [0, rot) (+) [rot, C).
         // No divergent branch in the first C - 8 steps, so the compiler can
         // overlap the independent work of 8 vectors (a branch per vector made
-        // the segmented program's reduce take 16.6 us a tile, H200 trace);
-        // full tiles get a loop without bounds checks.
+        // the segmented program's reduce several times slower); full tiles
+        // get a loop without bounds checks.
         constexpr int C = Shape::reducer_vectors;
         static_assert(C % 8 == 0 && C >= 16, "whole rounds of 8 vectors");
         const int rot = lane % 8;
@@ -323,14 +330,7 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
         if (lane % L == L - 1 && lane < 31) info[s].slice_before[lane / L + 1].get() = incl;
         if (lane == 31) {
           info[s].total.get() = incl;
-          if (tile + 1 < tiles) {  // the last tile publishes nothing
-            if (tile == 0) {
-              const maybe<G> first = prog.first_prefix();
-              status.publish(0, tile_prefix, first.present ? prog.combine(first.value, incl) : incl);
-            } else {
-              status.publish(tile, total_is_prefix(incl) ? tile_prefix : tile_aggregate, incl);
-            }
-          }
+          prefix_op.publish_aggregate(tile, tile + 1 >= tiles, incl);
           STREAMSCAN_TRACE(tile, 2);
         }
       }
@@ -349,21 +349,10 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
         return;
       }
       if (lane == 0) STREAMSCAN_TRACE(tile, 3);
-      if (tile == 0) {
-        if (lane == 0) {
-          const maybe<G> first = prog.first_prefix();
-          info[s].prefix.get() = first.value;
-          info[s].has_prefix = first.present;
-        }
-      } else {
-        auto op = [&](const G& a, const G& b) { return prog.combine(a, b); };
-        const G prefix = look_back_decoupled<G, Program::exact_combine, Shape::look_back_windows>(status, tile, op, Shape::look_back_sleep_ns);
-        if (lane == 0) {
-          const G total = info[s].total.get();
-          if (tile + 1 < tiles && !total_is_prefix(total)) status.publish(tile, tile_prefix, prog.combine(prefix, total));
-          info[s].prefix.get() = prefix;
-          info[s].has_prefix = true;
-        }
+      const maybe<G> prefix = prefix_op.resolve(tile, tile + 1 >= tiles, info[s].total.get());
+      if (lane == 0) {
+        info[s].prefix.get() = prefix.value;
+        info[s].has_prefix = prefix.present;
       }
       if (lane == 0) STREAMSCAN_TRACE(tile, 4);
       mbarrier_arrive(&prefixed[s]);
