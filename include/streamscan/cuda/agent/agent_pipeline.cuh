@@ -24,7 +24,7 @@
 //                       compaction: rank and scatter)
 //
 // What a tile's values aggregate to and what the consumers do with them is a
-// Program's (see run_pipeline). Every lane of a warp arrives on the barrier
+// Program's (see agent_pipeline). Every lane of a warp arrives on the barrier
 // that hands its stage on (not one lane after __syncwarp): each lane's own
 // shared-memory reads and writes are then ordered by its own arrive, which
 // compute-sanitizer racecheck follows (it does not follow one lane's arrive
@@ -36,6 +36,11 @@
 // running blocks: no deadlock, whatever the grid. Tiles come in through the
 // copy engine in whole 16-byte vectors; the partial tile's last few values
 // are read from global memory.
+//
+// The stage ring (barrier_ring), the end of a block's stream (stream_end),
+// the producer loop (produce_tiles, start_stage_copy) and the look-back role
+// (look_back_tiles) are pieces of their own: the outbox compaction
+// (outbox_select_kernel.cuh) runs its own pack and drain roles on them.
 #pragma once
 
 #include <cstdint>
@@ -152,8 +157,127 @@ __device__ __forceinline__ void load_scan_row(const A* stage, const A* in, const
   }
 }
 
-// The pipeline: run by every thread of a block of Shape::threads, with
-// Shape::dynamic_shared_bytes of dynamic shared memory. Program supplies
+// ---- Pieces shared by the pipelined kernels (this agent and the outbox
+// compaction, outbox_select_kernel.cuh) ----
+
+// A ring of shared-memory barriers, one per slot, each completing once per
+// use of its slot: round r uses slot r mod Slots and waits for phase parity
+// (r / Slots) mod 2. Rounds may be 32-bit where a chain of dependent steps
+// wants short arithmetic.
+template <int Slots>
+struct barrier_ring {
+  std::uint64_t bar[Slots];
+
+  template <class R>
+  __device__ __forceinline__ static int slot(R round) {
+    return static_cast<int>(round % Slots);
+  }
+  template <class R>
+  __device__ __forceinline__ static unsigned parity(R round) {
+    return static_cast<unsigned>(round / Slots) & 1u;
+  }
+  __device__ __forceinline__ void init(unsigned arrivals) {
+    for (int s = 0; s < Slots; ++s) mbarrier_init(&bar[s], arrivals);
+  }
+  template <class R>
+  __device__ __forceinline__ std::uint64_t* at(R round) {
+    return &bar[slot(round)];
+  }
+  template <class R>
+  __device__ __forceinline__ void wait(R round) {
+    mbarrier_wait(at(round), parity(round));
+  }
+  template <class R>
+  __device__ __forceinline__ void arrive(R round) {
+    mbarrier_arrive(at(round));
+  }
+};
+
+// The first round of a persistent block's stream that never comes, once the
+// role that meets the tile id past the end has announced it (until then
+// INT64_MAX): roles waiting for a later round stop instead.
+struct stream_end {
+  std::int64_t round;
+
+  __device__ __forceinline__ void init() { round = INT64_MAX; }
+  __device__ __forceinline__ void announce(std::int64_t first_missing) {
+    atomicExch(reinterpret_cast<unsigned long long*>(&round), static_cast<unsigned long long>(first_missing));
+  }
+  // Waits for `ring`'s phase of `r`; false if round r never comes.
+  template <int Slots>
+  __device__ __forceinline__ bool wait_unless_ended(barrier_ring<Slots>& ring, std::int64_t r) {
+    while (!mbarrier_try_wait(ring.at(r), ring.parity(r)))
+      if (static_cast<std::int64_t>(atomicAdd(reinterpret_cast<unsigned long long*>(&round), 0ull)) <= r)
+        return false;
+    return true;
+  }
+};
+
+// The producer role (one lane): claims tile ids in increasing order, one a
+// round, and once stage round mod Stages is free again (`empty` completed
+// for the round that last used it) calls start(tile, stage), which records
+// the id and starts the tile's copies into the stage (start_stage_copy).
+// Returns after the first id past the end. Ids come from the counter in
+// increasing order per block and a tile only waits for smaller ids held by
+// running blocks: no deadlock, whatever the grid.
+template <int Stages, class Start>
+__device__ __forceinline__ void produce_tiles(barrier_ring<Stages>& empty, unsigned long long* tile_counter,
+                                              std::int64_t tiles, Start start) {
+  for (std::int64_t round = 0;; ++round) {
+    const int s = barrier_ring<Stages>::slot(round);
+    if (round >= Stages) empty.wait(round - Stages);
+    const auto tile = static_cast<std::int64_t>(atomicAdd(tile_counter, 1ull));
+    start(tile, s);
+    if (tile >= tiles) return;
+  }
+}
+
+// Starts a stage's copies: `bytes` of values into `dst` and `side` bytes of
+// a side stream (side_copy(bar)), all completing on `full`; a plain arrive
+// when there is nothing to copy (the id past the end, or a tile shorter
+// than a vector).
+template <class SideCopy>
+__device__ __forceinline__ void start_stage_copy(std::uint64_t* full, void* dst, const void* src, unsigned bytes,
+                                                 unsigned side, SideCopy side_copy) {
+  if (bytes + side > 0) {
+    mbarrier_arrive_expect_tx(full, bytes + side);
+    if (bytes > 0) bulk_copy_to_shared(dst, src, bytes, full);
+    if (side > 0) side_copy(full);
+  } else {
+    mbarrier_arrive(full);
+  }
+}
+
+// The look-back role (a whole warp): takes rounds first, first + step, ...;
+// once a round's tile is known (`ready`), resolves its exclusive prefix
+// through prefix_op (tile_prefix.cuh), which publishes the tile's P; lane 0
+// hands it on with store(round, prefix), then every lane arrives on `done`.
+// tile_of(round) and total_of(round) read what the round's earlier role left;
+// a round whose tile is past the end is passed on and ends the role.
+template <class PrefixOp, int InSlots, int OutSlots, class TileOf, class TotalOf, class Store>
+__device__ __forceinline__ void look_back_tiles(const PrefixOp& prefix_op, barrier_ring<InSlots>& ready,
+                                                barrier_ring<OutSlots>& done, stream_end& end, std::int64_t first,
+                                                int step, std::int64_t tiles, TileOf tile_of, TotalOf total_of,
+                                                Store store) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  for (std::int64_t round = first;; round += step) {
+    if (!end.wait_unless_ended(ready, round)) return;
+    const std::int64_t tile = tile_of(round);
+    if (tile >= tiles) {
+      done.arrive(round);
+      return;
+    }
+    if (lane == 0) STREAMSCAN_TRACE(tile, 3);
+    const auto prefix = prefix_op.resolve(tile, tile + 1 >= tiles, total_of(round));
+    if (lane == 0) store(round, prefix);
+    if (lane == 0) STREAMSCAN_TRACE(tile, 4);
+    done.arrive(round);
+  }
+}
+
+// The pipeline agent: constructed and run by every thread of a block of
+// Shape::threads, with Shape::dynamic_shared_bytes of dynamic shared memory
+// and a temp_storage in static shared memory. Program supplies
 //   value, agg                 what the stages hold; what the look-back carries
 //   const value* in            the input (tiles of Shape::tile_items)
 //   agg combine(agg, agg)      associative, in tile order
@@ -183,111 +307,127 @@ __device__ __forceinline__ void load_scan_row(const A* stage, const A* in, const
 //                              `before` the aggregate of everything before
 //                              the slice (absent for the very first slice)
 template <class Shape, class Program>
-__device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
-                                             tile_status<typename Program::agg> status,
-                                             unsigned long long* tile_counter) {
+class agent_pipeline {
   using A = typename Program::value;
   using G = typename Program::agg;
-  constexpr int W = Shape::width, SW = Shape::scan_warps, S = Shape::stages;
-  constexpr int T = Shape::tile_items;
-  constexpr bool M = Program::mirrored;
+  static constexpr int W = Shape::width, SW = Shape::scan_warps, S = Shape::stages;
+  static constexpr int T = Shape::tile_items;
+  static constexpr bool M = Program::mirrored;
+
+  // What a stage's tile hands from role to role besides its values.
   struct stage_info {
     std::int64_t tile;
     uninitialized<G> total, prefix;
     bool has_prefix;
-    uninitialized<A> filler;          // the tile's first value, for positions past a partial tile's end
+    uninitialized<A> filler;            // the tile's first value, for positions past a partial tile's end
     uninitialized<G> slice_before[SW];  // aggregate of slices 0..w-1 (w > 0)
   };
-  extern __shared__ __align__(128) unsigned char stage_bytes[];
-  __shared__ stage_info info[S];
-  __shared__ std::uint64_t full[S], reduced[S], prefixed[S], empty[S];
-  __shared__ std::int64_t end_round;  // the round whose id is past the end, once the reducer has seen it
-  A* const stage_values = reinterpret_cast<A*>(stage_bytes);
-  unsigned char* const side_of_stage = stage_bytes + std::size_t{S} * Shape::tile_bytes;
-  const A* const in = prog.in;
-  const std::int64_t tiles = (n + T - 1) / T;
-  const int warp = static_cast<int>(threadIdx.x / 32), lane = static_cast<int>(threadIdx.x % 32);
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < S; ++s) {
-      mbarrier_init(&full[s], 1);
-      mbarrier_init(&reduced[s], 32);
-      mbarrier_init(&prefixed[s], 32);
-      mbarrier_init(&empty[s], 32 * SW);
-    }
-    mbarrier_init_fence();
-    end_round = INT64_MAX;
-  }
-  __syncthreads();
-  // Every barrier of stage s completes once per use of the stage.
-  auto parity = [](std::int64_t round) { return static_cast<unsigned>(round / S) & 1u; };
-  auto valid_of = [&](std::int64_t tile) {
-    const std::int64_t left = n - tile * T;
-    return left < T ? static_cast<int>(left) : T;
+  struct combine_t {
+    Program& prog;
+    __device__ __forceinline__ G operator()(const G& a, const G& b) const { return prog.combine(a, b); }
   };
+  using prefix_op_t = tile_prefix_op<G, combine_t, look_back_kind::decoupled, Program::exact_combine,
+                                     Shape::look_back_windows, Shape::look_back_sleep_ns>;
+
+ public:
+  // The stage ring: a stage is full (copied in), reduced (aggregate
+  // published), prefixed (prefix known) and empty (consumers done) once per
+  // use.
+  struct temp_storage {
+    stage_info info[S];
+    barrier_ring<S> full, reduced, prefixed, empty;
+    stream_end end;  // announced by the reduce warp that meets the id past the end
+  };
+
+  __device__ __forceinline__ agent_pipeline(temp_storage& storage, Program& prog, std::int64_t n,
+                                            const tile_status<G>& status, unsigned long long* tile_counter)
+      : s_(storage), prog_(prog), status_(status), n_(n), tiles_((n + T - 1) / T), tile_counter_(tile_counter) {}
+
+  // Every thread of the block: each warp runs its role.
+  __device__ __forceinline__ void run() {
+    if (threadIdx.x == 0) {
+      s_.full.init(1);
+      s_.reduced.init(32);
+      s_.prefixed.init(32);
+      s_.empty.init(32 * SW);
+      mbarrier_init_fence();
+      s_.end.init();
+    }
+    __syncthreads();
+    const int warp = static_cast<int>(threadIdx.x / 32);
+    if (warp == Shape::producer_warp) {
+      if (threadIdx.x % 32 == 0) producer();
+    } else if (warp >= Shape::first_look_back_warp) {
+      look_back(warp - Shape::first_look_back_warp);
+    } else if (warp >= Shape::first_reduce_warp) {
+      reducer(warp - Shape::first_reduce_warp);
+    } else {
+      consumer(warp);
+    }
+  }
+
+ private:
+  // The stages' values, then their side streams, in dynamic shared memory.
+  __device__ __forceinline__ static unsigned char* stage_bytes() {
+    extern __shared__ __align__(128) unsigned char pipeline_stage_bytes[];
+    return pipeline_stage_bytes;
+  }
+  __device__ __forceinline__ static A* stage_values(int s) { return reinterpret_cast<A*>(stage_bytes()) + s * T; }
+  __device__ __forceinline__ static unsigned char* side_of_stage(int s) {
+    return stage_bytes() + std::size_t{S} * Shape::tile_bytes + s * Shape::side_bytes;
+  }
+  __device__ __forceinline__ int valid_of(std::int64_t tile) const {
+    const std::int64_t left = n_ - tile * T;
+    return left < T ? static_cast<int>(left) : T;
+  }
   // Positions of a tile that go through the copy engine: whole 16-byte
   // vectors (all of a full tile).
-  auto staged_of = [&](int valid) { return valid / W * W; };
-  auto memory_tile = [&](std::int64_t tile) { return M ? tiles - 1 - tile : tile; };
-  auto tile_of = [&](std::int64_t tile, int s) {
-    const std::int64_t mt = memory_tile(tile);
-    return pipeline_tile{tile, mt * T, valid_of(mt), tile + 1 == tiles, side_of_stage + s * Shape::side_bytes};
-  };
-  // Reduce warps publish each tile's aggregate, look-back warps its prefix.
-  auto combine = [&](const G& a, const G& b) { return prog.combine(a, b); };
-  const tile_prefix_op<G, decltype(combine), look_back_kind::decoupled, Program::exact_combine,
-                       Shape::look_back_windows, Shape::look_back_sleep_ns>
-      prefix_op{status, prog.first_prefix(), combine};
-
-  if (warp == Shape::producer_warp) {
-    if (lane != 0) return;
-    for (std::int64_t round = 0;; ++round) {
-      const int s = static_cast<int>(round % S);
-      if (round >= S) mbarrier_wait(&empty[s], parity(round - S));
-      const auto tile = static_cast<std::int64_t>(atomicAdd(tile_counter, 1ull));
-      info[s].tile = tile;
-      if (tile < tiles) STREAMSCAN_TRACE(tile, 0);
-      const pipeline_tile t = tile_of(tile, s);
-      const unsigned bytes = tile < tiles ? static_cast<unsigned>(sizeof(A)) * staged_of(t.valid) : 0u;
-      unsigned side = 0;
-      if constexpr (Shape::side_bytes > 0)
-        if (tile < tiles) {
-          side = prog.side_bytes_of(t);
-          prog.side_store(t, side_of_stage + s * Shape::side_bytes);  // published by the arrive below
-        }
-      if (bytes + side > 0) {
-        mbarrier_arrive_expect_tx(&full[s], bytes + side);
-        if (bytes > 0) bulk_copy_to_shared(stage_values + s * T, in + t.base, bytes, &full[s]);
-        if constexpr (Shape::side_bytes > 0)
-          if (side > 0) prog.side_copy(t, side_of_stage + s * Shape::side_bytes, side, &full[s]);
-      } else {
-        mbarrier_arrive(&full[s]);  // the end, or a tile shorter than a vector
-      }
-      if (tile >= tiles) return;
-    }
+  __device__ __forceinline__ static int staged_of(int valid) { return valid / W * W; }
+  __device__ __forceinline__ pipeline_tile tile_of(std::int64_t tile, int s) const {
+    const std::int64_t mt = M ? tiles_ - 1 - tile : tile;
+    return pipeline_tile{tile, mt * T, valid_of(mt), tile + 1 == tiles_, side_of_stage(s)};
   }
 
-  // Waits for `bar`'s phase of `round`; false if that round never comes
-  // (past the end, which the reduce warp that meets it announces).
-  auto wait_unless_ended = [&](std::uint64_t* bar, std::int64_t round) {
-    while (!mbarrier_try_wait(bar, parity(round)))
-      if (static_cast<std::int64_t>(atomicAdd(reinterpret_cast<unsigned long long*>(&end_round), 0ull)) < round)
-        return false;
-    return true;
-  };
+  // Producer (one lane): takes tile ids, has the copy engine stream each
+  // tile (and its side stream) into a free stage.
+  __device__ __forceinline__ void producer() {
+    produce_tiles(s_.empty, tile_counter_, tiles_, [&](std::int64_t tile, int s) {
+      s_.info[s].tile = tile;
+      if (tile < tiles_) STREAMSCAN_TRACE(tile, 0);
+      const pipeline_tile t = tile_of(tile, s);
+      const unsigned bytes = tile < tiles_ ? static_cast<unsigned>(sizeof(A)) * staged_of(t.valid) : 0u;
+      unsigned side = 0;
+      if constexpr (Shape::side_bytes > 0)
+        if (tile < tiles_) {
+          side = prog_.side_bytes_of(t);
+          prog_.side_store(t, side_of_stage(s));  // published by the arrive below
+        }
+      start_stage_copy(&s_.full.bar[s], stage_values(s), prog_.in + t.base, bytes, side, [&](std::uint64_t* bar) {
+        if constexpr (Shape::side_bytes > 0) prog_.side_copy(t, side_of_stage(s), side, bar);
+      });
+    });
+  }
 
-  if (warp >= Shape::first_reduce_warp && warp < Shape::first_look_back_warp) {
-    for (std::int64_t round = warp - Shape::first_reduce_warp;; round += Shape::reduce_warps) {
-      const int s = static_cast<int>(round % S);
-      if (!wait_unless_ended(&full[s], round)) return;
-      const std::int64_t tile = info[s].tile;
-      if (tile >= tiles && lane == 0) atomicExch(reinterpret_cast<unsigned long long*>(&end_round), round);
-      if (tile < tiles) {
+  // Reduce warp j (of reduce_warps) takes rounds j, j + reduce_warps, ...:
+  // the aggregate of each consumer warp's slice and of the tile, published
+  // at once.
+  __device__ __forceinline__ void reducer(int first_round) {
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    combine_t combine{prog_};
+    const prefix_op_t prefix_op{status_, prog_.first_prefix(), combine};
+    const A* const in = prog_.in;
+    for (std::int64_t round = first_round;; round += Shape::reduce_warps) {
+      const int s = barrier_ring<S>::slot(round);
+      if (!s_.end.wait_unless_ended(s_.full, round)) return;
+      const std::int64_t tile = s_.info[s].tile;
+      if (tile >= tiles_ && lane == 0) s_.end.announce(round + 1);
+      if (tile < tiles_) {
         if (lane == 0) STREAMSCAN_TRACE(tile, 1);
         const pipeline_tile t = tile_of(tile, s);
         const int valid = t.valid, staged = staged_of(valid);
-        const A* stage = stage_values + s * T;
+        const A* stage = stage_values(s);
         const A filler = valid == T ? A{} : (staged > 0 ? stage[0] : in[t.base]);
-        if (valid < T && lane == 0) info[s].filler.get() = filler;
+        if (valid < T && lane == 0) s_.info[s].filler.get() = filler;
         // Lane l folds vectors [l C, (l + 1) C) of the tile, in order,
         // starting at vector rot = l mod 8 and wrapping round to vector 0 in
         // its last 8 steps: the 8 lanes of each shared-memory phase then hit
@@ -304,11 +444,11 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
             const int first = (lane * C + j) * W;
             A v[W];
             load_scan_row<W, T, M, decltype(full)::value>(stage, in, t, staged, filler, first, v);
-            return prog.reduce(v, t, first, full);
+            return prog_.reduce(v, t, first, full);
           };
           G acc = vector_at(rot);
 #pragma unroll 8
-          for (int i = 1; i < C - 8; ++i) acc = prog.combine(acc, vector_at(i + rot));
+          for (int i = 1; i < C - 8; ++i) acc = prog_.combine(acc, vector_at(i + rot));
           G upper = acc;
 #pragma unroll
           for (int i = C - 8; i < C; ++i) {
@@ -317,75 +457,81 @@ __device__ __forceinline__ void run_pipeline(Program& prog, std::int64_t n,
             if (j >= C) j -= C;
             const G x = vector_at(j);
             upper = restart ? acc : upper;
-            acc = restart ? x : prog.combine(acc, x);
+            acc = restart ? x : prog_.combine(acc, x);
           }
-          return rot > 0 ? prog.combine(acc, upper) : acc;
+          return rot > 0 ? prog_.combine(acc, upper) : acc;
         };
-        if constexpr (Shape::side_bytes > 0) prog.prepare_side(t, lane);
+        if constexpr (Shape::side_bytes > 0) prog_.prepare_side(t, lane);
         const G chunk = valid == T ? fold_chunk(std::true_type{}) : fold_chunk(std::false_type{});
         // Slice w is lanes [w L, (w + 1) L), L = 32 / scan_warps.
         constexpr int L = 32 / SW;
-        auto op = [&](const G& a, const G& b) { return prog.combine(a, b); };
+        auto op = [&](const G& a, const G& b) { return prog_.combine(a, b); };
         const G incl = warp_scan::inclusive(chunk, op, lane, 32);
-        if (lane % L == L - 1 && lane < 31) info[s].slice_before[lane / L + 1].get() = incl;
+        if (lane % L == L - 1 && lane < 31) s_.info[s].slice_before[lane / L + 1].get() = incl;
         if (lane == 31) {
-          info[s].total.get() = incl;
-          prefix_op.publish_aggregate(tile, tile + 1 >= tiles, incl);
+          s_.info[s].total.get() = incl;
+          prefix_op.publish_aggregate(tile, tile + 1 >= tiles_, incl);
           STREAMSCAN_TRACE(tile, 2);
         }
       }
-      mbarrier_arrive(&reduced[s]);
-      if (tile >= tiles) return;
+      s_.reduced.arrive(round);
+      if (tile >= tiles_) return;
     }
   }
 
-  if (warp >= Shape::first_look_back_warp) {
-    for (std::int64_t round = warp - Shape::first_look_back_warp;; round += Shape::look_back_warps) {
-      const int s = static_cast<int>(round % S);
-      if (!wait_unless_ended(&reduced[s], round)) return;
-      const std::int64_t tile = info[s].tile;
-      if (tile >= tiles) {
-        mbarrier_arrive(&prefixed[s]);
-        return;
-      }
-      if (lane == 0) STREAMSCAN_TRACE(tile, 3);
-      const maybe<G> prefix = prefix_op.resolve(tile, tile + 1 >= tiles, info[s].total.get());
-      if (lane == 0) {
-        info[s].prefix.get() = prefix.value;
-        info[s].has_prefix = prefix.present;
-      }
-      if (lane == 0) STREAMSCAN_TRACE(tile, 4);
-      mbarrier_arrive(&prefixed[s]);
-    }
+  // Look-back warp j (of look_back_warps) takes rounds j, j +
+  // look_back_warps, ...: the tile's exclusive prefix, published as P.
+  __device__ __forceinline__ void look_back(int first_round) {
+    combine_t combine{prog_};
+    const prefix_op_t prefix_op{status_, prog_.first_prefix(), combine};
+    look_back_tiles(
+        prefix_op, s_.reduced, s_.prefixed, s_.end, first_round, Shape::look_back_warps, tiles_,
+        [&](std::int64_t round) { return s_.info[barrier_ring<S>::slot(round)].tile; },
+        [&](std::int64_t round) -> const G& { return s_.info[barrier_ring<S>::slot(round)].total.get(); },
+        [&](std::int64_t round, const maybe<G>& prefix) {
+          stage_info& info = s_.info[barrier_ring<S>::slot(round)];
+          info.prefix.get() = prefix.value;
+          info.has_prefix = prefix.present;
+        });
   }
 
-  // Consumer warps: warp w owns slice w of every tile.
-  for (std::int64_t round = 0;; ++round) {
-    const int s = static_cast<int>(round % S);
-    mbarrier_wait(&prefixed[s], parity(round));
-    const std::int64_t tile = info[s].tile;
-    if (tile >= tiles) return;
-    if (threadIdx.x == 0) STREAMSCAN_TRACE(tile, 5);
-    const pipeline_tile t = tile_of(tile, s);
-    const int valid = t.valid;
-    const int slice = warp * Shape::slice_items;
-    const A filler = valid == T ? A{} : info[s].filler.get();
-    typename Program::rows r;
-    prog.load(stage_values + s * T, t, staged_of(valid), filler, slice, lane, r);
-    const maybe<G> tile_prefix{info[s].prefix.get(), info[s].has_prefix};
-    maybe<G> before = tile_prefix;
-    if (warp > 0) {
-      const G b = info[s].slice_before[warp].get();
-      before = {before.present ? prog.combine(before.value, b) : b, true};
-    }
-    const G tile_total = info[s].total.get();
-    mbarrier_arrive(&empty[s]);  // this lane has read the stage and its info
-    prog.finish(r, t, slice, lane, before, tile_prefix, tile_total);
-    if (threadIdx.x == 0) STREAMSCAN_TRACE(tile, 6);
+  // Consumer warp w owns slice w of every tile: reads it from the stage,
+  // frees the stage, and finishes it with the prefix.
+  __device__ __forceinline__ void consumer(int warp) {
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    for (std::int64_t round = 0;; ++round) {
+      const int s = barrier_ring<S>::slot(round);
+      s_.prefixed.wait(round);
+      const std::int64_t tile = s_.info[s].tile;
+      if (tile >= tiles_) return;
+      if (threadIdx.x == 0) STREAMSCAN_TRACE(tile, 5);
+      const pipeline_tile t = tile_of(tile, s);
+      const int valid = t.valid;
+      const int slice = warp * Shape::slice_items;
+      const A filler = valid == T ? A{} : s_.info[s].filler.get();
+      typename Program::rows r;
+      prog_.load(stage_values(s), t, staged_of(valid), filler, slice, lane, r);
+      const maybe<G> tile_prefix{s_.info[s].prefix.get(), s_.info[s].has_prefix};
+      maybe<G> before = tile_prefix;
+      if (warp > 0) {
+        const G b = s_.info[s].slice_before[warp].get();
+        before = {before.present ? prog_.combine(before.value, b) : b, true};
+      }
+      const G tile_total = s_.info[s].total.get();
+      s_.empty.arrive(round);  // this lane has read the stage and its info
+      prog_.finish(r, t, slice, lane, before, tile_prefix, tile_total);
+      if (threadIdx.x == 0) STREAMSCAN_TRACE(tile, 6);
 #ifdef STREAMSCAN_PIPELINE_TRACE
-    if (threadIdx.x == 0 && pipeline_trace) pipeline_trace[tile * 8 + 7] = blockIdx.x;
+      if (threadIdx.x == 0 && pipeline_trace) pipeline_trace[tile * 8 + 7] = blockIdx.x;
 #endif
+    }
   }
-}
+
+  temp_storage& s_;
+  Program& prog_;
+  const tile_status<G>& status_;
+  std::int64_t n_, tiles_;
+  unsigned long long* tile_counter_;
+};
 
 }  // namespace streamscan::cuda::detail

@@ -114,30 +114,27 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
   extern __shared__ __align__(128) unsigned char shared_bytes[];
   __shared__ std::int64_t stage_tile[S];
   __shared__ record rec[Q];
-  __shared__ std::uint64_t full[S], empty[S], packed[Q], prefixed[Q], drained[Q];
+  // The stage ring (full, empty) and the record ring (packed, prefixed,
+  // drained): each barrier completes once per use of its slot.
+  __shared__ barrier_ring<S> full, empty;
+  __shared__ barrier_ring<Q> packed, prefixed, drained;
   __shared__ unsigned warp_counts[2][PW];
-  __shared__ std::int64_t end_round;  // the first round that never comes, once the pack warps have met it
+  __shared__ stream_end end_of_stream;  // announced by the pack warps when they meet the id past the end
   A* const stage_values = reinterpret_cast<A*>(shared_bytes);
   unsigned char* const stage_sides = shared_bytes + std::size_t{S} * shape::tile_bytes;
   staged* const ring = reinterpret_cast<staged*>(shared_bytes + std::size_t{S} * (shape::tile_bytes + shape::side_bytes));
   const std::int64_t tiles = (n + T - 1) / T;
   const int warp = static_cast<int>(threadIdx.x / 32), lane = static_cast<int>(threadIdx.x % 32);
   if (threadIdx.x == 0) {
-    for (int s = 0; s < S; ++s) {
-      mbarrier_init(&full[s], 1);
-      mbarrier_init(&empty[s], 32 * PW);
-    }
-    for (int q = 0; q < Q; ++q) {
-      mbarrier_init(&packed[q], 32 * PW);
-      mbarrier_init(&prefixed[q], 32);
-      mbarrier_init(&drained[q], 32 * shape::drain_warps);
-    }
+    full.init(1);
+    empty.init(32 * PW);
+    packed.init(32 * PW);
+    prefixed.init(32);
+    drained.init(32 * shape::drain_warps);
     mbarrier_init_fence();
-    end_round = INT64_MAX;
+    end_of_stream.init();
   }
   __syncthreads();
-  auto stage_parity = [](std::int64_t round) { return static_cast<unsigned>(round / S) & 1u; };
-  auto record_parity = [](std::int64_t round) { return static_cast<unsigned>(round / Q) & 1u; };
   auto valid_of = [&](std::int64_t tile) {
     const std::int64_t left = n - tile * T;
     return left < T ? static_cast<int>(left) : T;
@@ -151,44 +148,26 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
 
   if (warp == shape::producer_warp) {
     if (lane != 0) return;
-    for (std::int64_t round = 0;; ++round) {
-      const int s = static_cast<int>(round % S);
-      if (round >= S) mbarrier_wait(&empty[s], stage_parity(round - S));
-      const auto tile = static_cast<std::int64_t>(atomicAdd(tile_counter, 1ull));
+    produce_tiles(empty, tile_counter, tiles, [&](std::int64_t tile, int s) {
       stage_tile[s] = tile;
       const unsigned bytes = tile < tiles ? static_cast<unsigned>(sizeof(A)) * (valid_of(tile) / W * W) : 0u;
       // A full tile's flags come too (a partial tile's are read from memory).
       const unsigned side = tile < tiles && valid_of(tile) == T ? shape::side_bytes : 0u;
-      if (bytes > 0) {
-        mbarrier_arrive_expect_tx(&full[s], bytes + side);
-        bulk_copy_to_shared(stage_values + s * T, src.in + tile * T, bytes, &full[s]);
+      start_stage_copy(&full.bar[s], stage_values + s * T, src.in + tile * T, bytes, side, [&](std::uint64_t* bar) {
         if constexpr (staging::flagged)
-          if (side > 0) bulk_copy_to_shared(stage_sides + s * shape::side_bytes, src.flags + tile * T, side, &full[s]);
-      } else {
-        mbarrier_arrive(&full[s]);  // the end, or a tile shorter than a vector
-      }
-      if (tile >= tiles) return;
-    }
+          bulk_copy_to_shared(stage_sides + s * shape::side_bytes, src.flags + tile * T, side, bar);
+      });
+    });
+    return;
   }
 
-  // Waits for `bar`'s phase of `round`; false if that round never comes.
-  auto wait_unless_ended = [&](std::uint64_t* bar, std::int64_t round) {
-    while (!mbarrier_try_wait(bar, record_parity(round)))
-      if (static_cast<std::int64_t>(atomicAdd(reinterpret_cast<unsigned long long*>(&end_round), 0ull)) <= round)
-        return false;
-    return true;
-  };
-
   if (warp >= shape::first_look_back_warp && warp < shape::first_drain_warp) {
-    for (std::int64_t round = warp - shape::first_look_back_warp;; round += shape::look_back_warps) {
-      const int q = static_cast<int>(round % Q);
-      if (!wait_unless_ended(&packed[q], round)) return;
-      const std::int64_t tile = rec[q].tile;
-      const C total = static_cast<C>(rec[q].total);
-      const maybe<C> prefix = prefix_op.resolve(tile, tile + 1 >= tiles, total);
-      if (lane == 0) rec[q].prefix.get() = prefix.value;
-      mbarrier_arrive(&prefixed[q]);
-    }
+    look_back_tiles(
+        prefix_op, packed, prefixed, end_of_stream, warp - shape::first_look_back_warp, shape::look_back_warps, tiles,
+        [&](std::int64_t round) { return rec[barrier_ring<Q>::slot(round)].tile; },
+        [&](std::int64_t round) { return static_cast<C>(rec[barrier_ring<Q>::slot(round)].total); },
+        [&](std::int64_t round, const maybe<C>& prefix) { rec[barrier_ring<Q>::slot(round)].prefix.get() = prefix.value; });
+    return;
   }
 
   if (warp >= shape::first_drain_warp) {
@@ -196,7 +175,7 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
     constexpr int D = 32 * shape::drain_warps;
     for (std::int64_t round = 0;; ++round) {
       const int q = static_cast<int>(round % Q);
-      if (!wait_unless_ended(&prefixed[q], round)) return;
+      if (!end_of_stream.wait_unless_ended(prefixed, round)) return;
       const record& r = rec[q];
       const auto prefix = static_cast<std::int64_t>(r.prefix.get());
       const int total = static_cast<int>(r.total);
@@ -225,7 +204,7 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
       } else {  // another output type: one converted value at a time
         for (int i = d; i < end; i += D) stage_of::move(src, at(i), 0, prefix + i);
       }
-      mbarrier_arrive(&drained[q]);
+      mbarrier_arrive(&drained.bar[q]);
     }
   }
 
@@ -243,10 +222,10 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
     // ran slower). Keep this instruction sequence as it is.
     const auto r32 = static_cast<unsigned>(round);
     const int s = static_cast<int>(r32 % S), q = static_cast<int>(r32 % Q);
-    mbarrier_wait(&full[s], (r32 / S) & 1u);
+    mbarrier_wait(&full.bar[s], (r32 / S) & 1u);
     const std::int64_t tile = stage_tile[s];
     if (tile >= tiles) {
-      if (threadIdx.x == 0) atomicExch(reinterpret_cast<unsigned long long*>(&end_round), static_cast<unsigned long long>(round));
+      if (threadIdx.x == 0) end_of_stream.announce(round);
       return;
     }
     const std::int64_t base = tile * T;
@@ -261,7 +240,7 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
       else load_row<W>(stage, src.in, base, landed, valid, A{}, first, v);
       staged_items<W, T>(src, v, stage_sides + s * shape::side_bytes, base, valid, first, c.v[j]);
     }
-    mbarrier_arrive(&empty[s]);  // this lane has read the stage
+    mbarrier_arrive(&empty.bar[s]);  // this lane has read the stage
     const unsigned lane_count =
         valid == T ? agent_t::mark(src, T, c, std::true_type{}) : agent_t::mark(src, valid, c);
     const unsigned warp_count = __reduce_add_sync(0xffffffffu, lane_count);
@@ -281,7 +260,7 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
            (drained_through + 1 < r &&
             static_cast<int>(rec[static_cast<unsigned>(drained_through + 1) % Q].off - reuse_end) < 0)) {
       ++drained_through;
-      mbarrier_wait(&drained[static_cast<unsigned>(drained_through) % Q],
+      mbarrier_wait(&drained.bar[static_cast<unsigned>(drained_through) % Q],
                     (static_cast<unsigned>(drained_through) / Q) & 1u);
     }
     if (threadIdx.x == 0) {
@@ -299,7 +278,7 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
         if ((c.kept[j] >> k) & 1u) ring[(at + rank++) & ring_mask] = stage_of::of(c.v[j][k]);
       at += static_cast<unsigned>(row_total);
     }
-    mbarrier_arrive(&packed[q]);
+    mbarrier_arrive(&packed.bar[q]);
     off += total;
   }
 #endif

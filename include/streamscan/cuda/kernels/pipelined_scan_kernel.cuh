@@ -79,8 +79,11 @@ __global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads, 1)
                           unsigned long long* tile_counter, maybe<A> init, scan_mode mode, Op op) {
 #if STREAMSCAN_BULK_COPY
   using shape = pipelined_shape<Policy, A>;
-  pipelined_scan_program<shape, A, Op> prog{in, out, n, init, mode, op};
-  run_pipeline<shape>(prog, n, status, tile_counter);
+  using program = pipelined_scan_program<shape, A, Op>;
+  using agent_t = agent_pipeline<shape, program>;
+  __shared__ typename agent_t::temp_storage storage;
+  program prog{in, out, n, init, mode, op};
+  agent_t(storage, prog, n, status, tile_counter).run();
 #endif
 }
 

@@ -202,8 +202,11 @@ __global__ void __launch_bounds__(pipelined_segmented_shape<Policy, typename IO:
                                     Op op) {
 #if STREAMSCAN_BULK_COPY
   using shape = pipelined_segmented_shape<Policy, typename IO::value_type>;
-  pipelined_segmented_program<shape, IO, Op> prog{io.in, io, lead, init, mode, op};
-  run_pipeline<shape>(prog, n, status, tile_counter);
+  using program = pipelined_segmented_program<shape, IO, Op>;
+  using agent_t = agent_pipeline<shape, program>;
+  __shared__ typename agent_t::temp_storage storage;
+  program prog{io.in, io, lead, init, mode, op};
+  agent_t(storage, prog, n, status, tile_counter).run();
 #endif
 }
 

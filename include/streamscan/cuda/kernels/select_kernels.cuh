@@ -196,9 +196,11 @@ __global__ void __launch_bounds__(select_pipeline_shape<Policy, Source>::threads
 #if STREAMSCAN_BULK_COPY
   using shape = select_pipeline_shape<Policy, Source>;
   using program = pipelined_select_program<shape, P, Source, C>;
+  using agent_t = agent_pipeline<shape, program>;
   __shared__ typename program::agent_t::temp_storage storage;
+  __shared__ typename agent_t::temp_storage pipeline_storage;
   program prog{src.in, src, n, capacity, rejects_from, num_selected, &storage};
-  run_pipeline<shape>(prog, n, status, tile_counter);
+  agent_t(pipeline_storage, prog, n, status, tile_counter).run();
 #endif
 }
 
