@@ -1,6 +1,6 @@
 // streamscan/detail/segmented_scan.hpp - a segmented scan is a plain scan of
 // (value, head) pairs with an operator that restarts at heads (Schwartz's
-// transform, seed 003 section 2.2): (a, b) -> b.head ? b : (a (+) b, a.head).
+// transform, [ScanPrimitives] section 2.2): (a, b) -> b.head ? b : (a (+) b, a.head).
 // It is associative whenever (+) is, and never commutative, so every scan
 // strategy runs it unchanged, the look-back carrying pairs: a tile's prefix
 // stops at the first head before it. Shared by every back end; host and

@@ -1,7 +1,7 @@
 // streamscan/detail/select_sources.hpp - what the select kernels read and
 // write for one element. Every compaction, partition and split is "classify
 // each element, then move it somewhere"; a source says how, so that one tile
-// agent (and each of seed 002's kernels) serves them all. Host and device
+// agent (and each of [Compaction]'s kernels) serves them all. Host and device
 // callable; no CUDA.
 //
 // A source has
@@ -147,7 +147,7 @@ struct flag_source {
   STREAMSCAN_HOST_DEVICE void move(const item&, std::int64_t, std::int64_t) const {}
 };
 
-// The indices i whose flags[i] is true (seed 002's output): a flag source
+// The indices i whose flags[i] is true ([Compaction]'s output): a flag source
 // whose move writes the index.
 template <class FlagIt, class OutIt>
 struct index_source : flag_source<FlagIt> {
@@ -194,8 +194,7 @@ struct has_test<Source, std::void_t<decltype(std::declval<const Source&>().test(
 
 // keep(x) == (tested(src, x) != inverts(src)). Kernels that decide a vector
 // at once test each element and apply `invert` to the bits together: a
-// compare per element doubled the classification's instructions (measured in
-// docs/performance.md, "2026-11-25 (d)").
+// compare per element doubled the classification's instructions.
 template <class Source>
 STREAMSCAN_HOST_DEVICE bool tested(const Source& src, const typename Source::item& x) {
   if constexpr (has_test<Source>::value) return src.test(x);

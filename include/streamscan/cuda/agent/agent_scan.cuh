@@ -13,17 +13,11 @@
 #include "../block/block_reduce.cuh"
 #include "../block/block_scan.cuh"
 #include "../thread/thread_scan.cuh"
+#include "../util/maybe.cuh"
 
 namespace streamscan::cuda::detail {
 
 enum class scan_mode : int { inclusive, exclusive };
-
-// A value that may be absent (the "no prefix yet" of the first partition).
-template <class A>
-struct maybe {
-  A value;
-  bool present;
-};
 
 template <class Policy, class A, class Op>
 class agent_scan {
@@ -72,7 +66,7 @@ class agent_scan {
   }
 
   // The two halves of scan_tile, for the single-pass kernels, which learn the
-  // carry between them (seed 000 fig. 7: reduce and scan the row totals, then
+  // carry between them ([StreamScan] fig. 7: reduce and scan the row totals, then
   // synchronise with the predecessors, then rescan the rows).
   //
   // scan_rows: loads the tile into blocked rows, reduces each row and scans the

@@ -3,7 +3,7 @@
 // slices and 16-byte vectors, with segment heads.
 //
 // Registers hold plain values and head bits (from the IO); each warp scans
-// its slice with warp_segmented_scan_slice (warp_slice_scan.cuh), and only
+// its slice with warp_segmented_scan_slice (warp_segmented_slice_scan.cuh), and only
 // warp totals and the tile's prefix travel as (value, head) pairs.
 #pragma once
 
@@ -14,6 +14,7 @@
 #include "../util/shuffle.cuh"
 #include "../util/uninitialized.cuh"
 #include "../warp/warp_scan.cuh"
+#include "../warp/warp_segmented_slice_scan.cuh"
 #include "../warp/warp_slice_scan.cuh"
 #include "agent_scan.cuh"
 

@@ -4,16 +4,16 @@
 // A warp reads its slice of the tile with coalesced vector loads: load j of
 // lane l covers slice elements [(32j + l) W, +W), W = the source's vector
 // width (16 bytes' worth for raw pointers, else 1). Each load j is a "subgroup"
-// of 32 W consecutive elements (seed 002's subgroup when W = 1). The lane
+// of 32 W consecutive elements ([Compaction]'s subgroup when W = 1). The lane
 // classifies its W elements (k of them selected, 0 <= k <= W), and the warp
-// learns every lane's rank by ballots of k's bits (seed 004's binary prefix
-// sums, one ballot per bit): rank = sum_b 2^b popc(ballot_b & lanes below).
+// learns every lane's rank by ballots of k's bits ([BinaryPrefix],
+// one ballot per bit): rank = sum_b 2^b popc(ballot_b & lanes below).
 // The predicate runs once per element and nothing is read twice. To store
 // coalesced, each warp stages one subgroup at a time in its own slice of
 // shared memory (selected first, then rejected), then writes it out with
 // consecutive lanes on consecutive slots: without it, lane l's W values land
 // W slots apart per store instruction, and partial-sector writes cost L2
-// bandwidth (ncu: L2 at 62% with DRAM at 27%). Only one count per warp
+// bandwidth. Only one count per warp
 // crosses the block; the staging needs no block barrier.
 #pragma once
 
@@ -181,7 +181,7 @@ class agent_select {
       if (place_rejects && Full::value) {
         // Every slot holds an element: one pass over the slots, each to its
         // selected or rejected place (half the stores and bounds checks of
-        // the two passes below; sass-profile of the H100 partition kernel).
+        // the two passes below).
 #pragma unroll
         for (int k = 0; k < subgroup / 32; ++k) {
           // Two stores of fixed address, one predicated off: cheaper than
@@ -234,5 +234,50 @@ class agent_select {
   __device__ static int warp_first() { return static_cast<int>(threadIdx.x / 32) * warp_items + lane() * width; }
   temp_storage& s_;
 };
+
+// What the pipelined kernel stages of a source (raw input pointers only,
+// dispatch_select.cuh): the values of `in`, and for a flagged source its
+// flags as the pipeline's side stream (a full tile's T flags; a partial
+// tile reads its flags from memory). A predicate source's items are its
+// staged values.
+template <class Source, class = void>
+struct select_staging {
+  using value = std::remove_cv_t<std::remove_pointer_t<decltype(Source::in)>>;
+  using flag = unsigned char;
+  static constexpr bool flagged = false;
+  static constexpr unsigned side_bytes(int) { return 0; }
+};
+template <class Source>
+struct select_staging<Source, std::void_t<decltype(Source::flags)>> {
+  using value = std::remove_cv_t<std::remove_pointer_t<decltype(Source::in)>>;
+  using flag = std::remove_cv_t<std::remove_pointer_t<decltype(Source::flags)>>;
+  static constexpr bool flagged = true;
+  static constexpr unsigned side_bytes(int tile_items) { return static_cast<unsigned>(tile_items * sizeof(flag)); }
+};
+// The items at positions [first, first + W) of a staged tile (T positions
+// at `base`, `valid` of them elements) from their staged values: a flagged
+// source's flags come from the stage's side stream (`side`: a full tile's)
+// or, in a partial tile, from memory. Shared by the pipelined select program
+// and the outbox kernel.
+template <int W, int T, class Source, class V, class I>
+__device__ __forceinline__ void staged_items(const Source& src, const V (&v)[W], const unsigned char* side,
+                                             std::int64_t base, int valid, int first, I (&it)[W]) {
+  using staging = select_staging<Source>;
+  if constexpr (staging::flagged) {
+    using flag = typename staging::flag;
+    flag f[W];
+    if (valid == T) {
+      streamscan::detail::load_values(reinterpret_cast<const flag*>(side), first, f);
+    } else {
+#pragma unroll
+      for (int c = 0; c < W; ++c) f[c] = first + c < valid ? src.flags[base + first + c] : flag{};
+    }
+#pragma unroll
+    for (int c = 0; c < W; ++c) it[c] = I{static_cast<bool>(f[c]) != src.invert, v[c]};
+  } else {
+#pragma unroll
+    for (int c = 0; c < W; ++c) it[c] = v[c];
+  }
+}
 
 }  // namespace streamscan::cuda::detail

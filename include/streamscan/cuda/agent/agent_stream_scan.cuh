@@ -1,5 +1,5 @@
-// streamscan/cuda/agent/agent_stream_scan.cuh - seed 000's intra-block scan
-// for the chained strategy (StreamScan, sec. 3.3): thread groups (a 3D
+// streamscan/cuda/agent/agent_stream_scan.cuh - [StreamScan]'s intra-block
+// scan for the chained strategy (sec. 3.3): thread groups (a 3D
 // matrix), the working set split between registers and shared memory, and
 // strided or coalesced loads.
 //
@@ -22,7 +22,7 @@
 //    Register pieces pass through one transit piece; stores go back the same
 //    way.
 //
-// Then seed 000's Reduce-Scan-Scan, per group: each lane reduces its rows,
+// Then [StreamScan]'s Reduce-Scan-Scan, per group: each lane reduces its rows,
 // the group scans the row totals (piece by piece, by shuffles) and each lane
 // rescans its rows from what precedes them in the group; warp 0 scans the
 // group totals, the caller resolves the tile's prefix (the chain), and the

@@ -1,11 +1,12 @@
 // streamscan/cuda/agent/look_back.cuh - how a tile learns its exclusive prefix
-// from its predecessors' status words. Shared by every single-pass algorithm.
+// from its predecessors' status words (the walk; what is published and when
+// is tile_prefix.cuh's). Shared by every single-pass algorithm.
 //
-//  * chained (StreamScan, seed 000 sec. 3.2): one thread waits for exactly its
+//  * chained ([StreamScan] sec. 3.2): one thread waits for exactly its
 //    predecessor's inclusive prefix. Each prefix is one op on the previous one,
 //    so floating-point results do not depend on timing.
-//  * decoupled (Merrill & Garland; seed 001 sec. 2.2): warp 0 inspects the
-//    nearest predecessors 128 at a time, walks further back while none holds
+//  * decoupled ([DecoupledLookback]; [LookbackReport] sec. 2.2): a warp inspects the
+//    nearest predecessors a few windows of 32 at a time, walks further back while none holds
 //    an inclusive prefix, and folds the aggregates after the nearest one: left
 //    to right, so that results are deterministic too, or, for exactly
 //    associative operators, as trees on the way back.
@@ -13,7 +14,6 @@
 
 #include <cstdint>
 
-#include "../../detail/segmented_scan.hpp"
 #include "../util/shuffle.cuh"
 #include "tile_status.cuh"
 
@@ -53,10 +53,9 @@ __device__ A wait_for_predecessor(const Status& status, std::int64_t tile) {
 //
 // Each round trip reads `Windows` windows of 32 predecessors at once (lane l
 // of window j reads tile top - 32 j - l): in the pipelined kernels a tile's
-// nearest inclusive prefix P lagged ~200 tiles behind at 2^28 (the look-back
-// runs several microseconds after the reduce, and ~50 tiles a microsecond
-// are taken), so a walk of one window per round trip took 4.1 us a tile and
-// kept the look-back warps 90% busy (H200 trace, experiments/pipelined_scan.cu).
+// nearest inclusive prefix lags hundreds of tiles behind (the look-back runs
+// well after the reduce while new tiles keep being taken), and a walk of one
+// window per round trip kept the look-back warps almost always busy.
 //
 // Exact = false: the prefix is folded strictly left to right, from the
 // nearest P_j, then A_{j+1}, ..., A_{tile-1}, one op at a time. Every P is
@@ -170,20 +169,6 @@ __device__ A look_back_decoupled(const Status& status, std::int64_t tile, Op& op
     }
     return acc;
   }
-}
-
-// A tile total that no predecessor can change (a segmented scan's total over
-// a tile holding a segment head: (a, b) -> b when b has one) is already the
-// tile's inclusive prefix, so it is published as P at once and later tiles'
-// look-backs stop there; with short segments, at the nearest tile. The same
-// bits as P = P_prev (+) total, so results stay deterministic.
-template <class A>
-__device__ bool total_is_prefix(const A&) {
-  return false;
-}
-template <class V>
-__device__ bool total_is_prefix(const streamscan::detail::seg_pair<V>& total) {
-  return total.head;
 }
 
 }  // namespace streamscan::cuda::detail

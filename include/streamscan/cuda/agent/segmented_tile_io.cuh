@@ -12,13 +12,13 @@
 // aligned.
 //
 // It keeps its own pointers and address arithmetic rather than wrapping
-// pointer_tile_io: the wrapped version was measured 8% slower at 2^28 int32
-// (H200: 0.851 vs 0.789 ms, docs/results/ab_segmented_io_2026-11-22_h200.txt).
+// pointer_tile_io: the wrapped version measured slower.
 #pragma once
 
 #include <cstdint>
 
 #include "../../detail/segmented_scan.hpp"
+#include "segmented_tile_status.cuh"
 #include "tile_io.cuh"
 
 namespace streamscan::cuda::detail {
@@ -72,9 +72,8 @@ struct segmented_tile_io {
         // above (it starts at element top, aligned to Width, so its own j =
         // top + 1 shares top's word); lane 0 takes it from lane 31 of the
         // row before, and loads it in the first row. One flag load per
-        // vector instead of two: backward 0.850 -> 0.809 ms at 2^28 int32,
-        // 64-long segments, forward 0.790 (H200,
-        // docs/results/ab_segmented_backward_2026-11-23_h200.txt).
+        // vector instead of two, which brings backward scans close to
+        // forward ones.
         const int lane = static_cast<int>(threadIdx.x % 32);
         const std::uint32_t rotated = __shfl_sync(0xffffffffu, lo, (lane + 31) % 32);
         if (lane == 0) {

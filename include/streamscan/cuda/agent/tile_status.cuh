@@ -6,14 +6,13 @@
 // so a stream-ordered cudaMemsetAsync resets them between calls.
 //
 // Two layouts, chosen by the accumulator's size:
-//  * packed (sizeof(A) <= 8, or a segmented (value, head) pair whose value
-//    is): flag and value in one word, 64 bits for values of up to 4 bytes,
+//  * packed (sizeof(A) <= 8, or a composite whose codec says it fits, e.g.
+//    a segmented (value, head) pair): flag and value in one word, 64 bits for values of up to 4 bytes,
 //    128 bits for up to 8, written and read by single relaxed accesses, so a
-//    reader never sees a flag without its value (seed 001 sec. 3.2). One
+//    reader never sees a flag without its value ([LookbackReport] sec. 3.2). One
 //    memory round trip per read. A .b128 load or store is one single-copy
 //    atomic access in the PTX memory model (sm_70 and later), so 8-byte values
-//    need no second word and no fence. Measured on the H200 (uint64 2^28,
-//    decoupled look-back): 1.288 ms packed in 128 bits, 1.733 ms split.
+//    need no second word and no fence (faster than the split layout).
 //  * split (larger A): a 32-bit flag word plus separate aggregate and prefix
 //    arrays. The writer stores the value, then the flag with release order; the
 //    reader loads the flag with acquire order, then the value. A and P values
@@ -28,14 +27,15 @@
 #include <cstring>
 #include <type_traits>
 
-#include "../../detail/segmented_scan.hpp"
-
 namespace streamscan::cuda::detail {
 
 enum tile_flag : unsigned { tile_invalid = 0, tile_aggregate = 1, tile_prefix = 2 };
 
 // How a value rides in a packed status word: its bits in the high half (32
 // or 64 of them), a few extra bits above the flag byte in the low half.
+// A customisation point: a composite accumulator whose payload fits a word
+// specialises it next to its algorithm (segmented_tile_status.cuh: the
+// (value, head) pair rides as the value's bits plus one extra bit).
 template <class A>
 struct packed_status_codec {
   static constexpr bool fits = sizeof(A) <= 8;
@@ -52,18 +52,6 @@ struct packed_status_codec {
     return a;
   }
 };
-template <class V>
-struct packed_status_codec<streamscan::detail::seg_pair<V>> {
-  using pair = streamscan::detail::seg_pair<V>;
-  static constexpr bool fits = packed_status_codec<V>::fits;
-  using value_word = typename packed_status_codec<V>::value_word;
-  __device__ static value_word value_bits(const pair& p) { return packed_status_codec<V>::value_bits(p.value); }
-  __device__ static unsigned extra_bits(const pair& p) { return p.head ? 1u : 0u; }
-  __device__ static pair decode(value_word value, unsigned extra) {
-    return pair{packed_status_codec<V>::decode(value, 0), extra != 0};
-  }
-};
-
 // One packed status word: a 64-bit word through cuda::atomic_ref, or a
 // 128-bit one through .b128 loads and stores.
 template <class ValueWord>

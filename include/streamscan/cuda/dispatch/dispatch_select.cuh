@@ -22,6 +22,7 @@
 #include "../../detail/validate.hpp"
 #include "../../select.hpp"
 #include "../../status.hpp"
+#include "../kernels/compaction_paper_kernels.cuh"
 #include "../kernels/outbox_select_kernel.cuh"
 #include "../kernels/select_kernels.cuh"
 #include "../util/runtime.cuh"

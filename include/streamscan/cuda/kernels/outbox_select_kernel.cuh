@@ -2,34 +2,30 @@
 // pipeline whose tiles give their shared-memory stage back before their
 // prefix is known (sm_90+).
 //
-// In the shared pipeline (pipeline.cuh) a tile holds its stage from the bulk
-// copy until its consumers have scattered it, and most of that time is spent
-// waiting for the look-back: on an H100 at 2^28 int32 (timeline probes,
-// experiments/pipelined_select.cu) a 16 KB tile landed 2.3 us after its
-// claim, then held its stage ~12 us more for the reduce (2.3 us), the
-// look-back and the consumers; with 12 stages only ~2 were loading at any
-// time, and compaction at 5% kept read its input at 66% of memcpy's rate.
-// Here the stage is only a landing place:
+// In the shared pipeline (agent_pipeline.cuh) a tile holds its stage from
+// the bulk copy until its consumers have scattered it, and most of that time
+// is spent waiting for the look-back: a tile held its stage several times
+// longer than its copy took, so only a few of the stages were loading at any
+// time and compaction at low fractions kept read its input well below
+// memcpy's rate. Here the stage is only a landing place:
 //
 //   producer (1 lane)    claims a tile id, has the copy engine stream the
 //                        tile into a free stage                   -> full
 //   pack warps           classify their slice from the stage, give it back
 //                        (-> empty), count the tile's selected elements
 //                        together (one named barrier), publish the tile's
-//                        aggregate, and write the selected values, in
+//                        aggregate (tile_prefix_op), and write the selected values, in
 //                        order, into the outbox: a ring of shared memory
 //                        holding only what must still be written -> packed
-//   look-back warps      the tile's exclusive prefix (decoupled look-back,
-//                        look_back.cuh), published as P            -> prefixed
+//   look-back warps      the tile's exclusive prefix (tile_prefix_op's
+//                        resolve), published as P                  -> prefixed
 //   drain warps          copy the tile's outbox run to out[prefix ...] with
 //                        consecutive lanes on consecutive slots    -> drained
 //
 // A tile then waits for its prefix in the outbox, which holds 4 bytes per
 // selected int32: at 5% kept the default 128 KB ring holds the selections of
-// ~80 tiles of 8192, and the stages keep streaming (2^28 int32 at 5 / 50 /
-// 95% kept, H100: 88-90 / 90 / 87-89% of memcpy's rate for the bytes,
-// against the shared pipeline's 66-70 / 82-84 / 85-87%;
-// docs/performance.md). Tiles go round the stages, records and ring in
+// ~80 tiles of 8192, and the stages keep streaming, close to memcpy's rate
+// at every fraction kept. Tiles go round the stages, records and ring in
 // claim order; every ring and record slot is reused only after the drain
 // of what it held (the drained barriers). Ids come from a counter in
 // increasing order per block, and a tile only waits for smaller ids held by
@@ -39,13 +35,13 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../../operators.hpp"
+#include "../agent/agent_pipeline.cuh"
 #include "../agent/agent_select.cuh"
-#include "../agent/look_back.cuh"
+#include "../agent/tile_prefix.cuh"
 #include "../agent/tile_status.cuh"
 #include "../util/bulk_copy.cuh"
 #include "../util/uninitialized.cuh"
-#include "pipeline.cuh"
-#include "select_kernels.cuh"
 
 namespace streamscan::cuda::detail {
 
@@ -118,80 +114,60 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
   extern __shared__ __align__(128) unsigned char shared_bytes[];
   __shared__ std::int64_t stage_tile[S];
   __shared__ record rec[Q];
-  __shared__ std::uint64_t full[S], empty[S], packed[Q], prefixed[Q], drained[Q];
+  // The stage ring (full, empty) and the record ring (packed, prefixed,
+  // drained): each barrier completes once per use of its slot.
+  __shared__ barrier_ring<S> full, empty;
+  __shared__ barrier_ring<Q> packed, prefixed, drained;
   __shared__ unsigned warp_counts[2][PW];
-  __shared__ std::int64_t end_round;  // the first round that never comes, once the pack warps have met it
+  __shared__ stream_end end_of_stream;  // announced by the pack warps when they meet the id past the end
   A* const stage_values = reinterpret_cast<A*>(shared_bytes);
   unsigned char* const stage_sides = shared_bytes + std::size_t{S} * shape::tile_bytes;
   staged* const ring = reinterpret_cast<staged*>(shared_bytes + std::size_t{S} * (shape::tile_bytes + shape::side_bytes));
   const std::int64_t tiles = (n + T - 1) / T;
   const int warp = static_cast<int>(threadIdx.x / 32), lane = static_cast<int>(threadIdx.x % 32);
   if (threadIdx.x == 0) {
-    for (int s = 0; s < S; ++s) {
-      mbarrier_init(&full[s], 1);
-      mbarrier_init(&empty[s], 32 * PW);
-    }
-    for (int q = 0; q < Q; ++q) {
-      mbarrier_init(&packed[q], 32 * PW);
-      mbarrier_init(&prefixed[q], 32);
-      mbarrier_init(&drained[q], 32 * shape::drain_warps);
-    }
+    full.init(1);
+    empty.init(32 * PW);
+    packed.init(32 * PW);
+    prefixed.init(32);
+    drained.init(32 * shape::drain_warps);
     mbarrier_init_fence();
-    end_round = INT64_MAX;
+    end_of_stream.init();
   }
   __syncthreads();
-  auto stage_parity = [](std::int64_t round) { return static_cast<unsigned>(round / S) & 1u; };
-  auto record_parity = [](std::int64_t round) { return static_cast<unsigned>(round / Q) & 1u; };
   auto valid_of = [&](std::int64_t tile) {
     const std::int64_t left = n - tile * T;
     return left < T ? static_cast<int>(left) : T;
   };
+  // Pack warps publish each tile's count, look-back warps its prefix.
+  streamscan::plus op;
+  const tile_prefix_op<C, streamscan::plus, look_back_kind::decoupled,
+                       streamscan::is_exactly_associative<streamscan::plus, C>::value, Policy::look_back_windows,
+                       Policy::look_back_sleep_ns>
+      prefix_op{status, maybe<C>{C(0), true}, op};
 
   if (warp == shape::producer_warp) {
     if (lane != 0) return;
-    for (std::int64_t round = 0;; ++round) {
-      const int s = static_cast<int>(round % S);
-      if (round >= S) mbarrier_wait(&empty[s], stage_parity(round - S));
-      const auto tile = static_cast<std::int64_t>(atomicAdd(tile_counter, 1ull));
+    produce_tiles(empty, tile_counter, tiles, [&](std::int64_t tile, int s) {
       stage_tile[s] = tile;
       const unsigned bytes = tile < tiles ? static_cast<unsigned>(sizeof(A)) * (valid_of(tile) / W * W) : 0u;
       // A full tile's flags come too (a partial tile's are read from memory).
       const unsigned side = tile < tiles && valid_of(tile) == T ? shape::side_bytes : 0u;
-      if (bytes > 0) {
-        mbarrier_arrive_expect_tx(&full[s], bytes + side);
-        bulk_copy_to_shared(stage_values + s * T, src.in + tile * T, bytes, &full[s]);
+      start_stage_copy(&full.bar[s], stage_values + s * T, src.in + tile * T, bytes, side, [&](std::uint64_t* bar) {
         if constexpr (staging::flagged)
-          if (side > 0) bulk_copy_to_shared(stage_sides + s * shape::side_bytes, src.flags + tile * T, side, &full[s]);
-      } else {
-        mbarrier_arrive(&full[s]);  // the end, or a tile shorter than a vector
-      }
-      if (tile >= tiles) return;
-    }
+          bulk_copy_to_shared(stage_sides + s * shape::side_bytes, src.flags + tile * T, side, bar);
+      });
+    });
+    return;
   }
 
-  // Waits for `bar`'s phase of `round`; false if that round never comes.
-  auto wait_unless_ended = [&](std::uint64_t* bar, std::int64_t round) {
-    while (!mbarrier_try_wait(bar, record_parity(round)))
-      if (static_cast<std::int64_t>(atomicAdd(reinterpret_cast<unsigned long long*>(&end_round), 0ull)) <= round)
-        return false;
-    return true;
-  };
-
   if (warp >= shape::first_look_back_warp && warp < shape::first_drain_warp) {
-    streamscan::plus op;
-    for (std::int64_t round = warp - shape::first_look_back_warp;; round += shape::look_back_warps) {
-      const int q = static_cast<int>(round % Q);
-      if (!wait_unless_ended(&packed[q], round)) return;
-      const std::int64_t tile = rec[q].tile;
-      const C total = static_cast<C>(rec[q].total);
-      C prefix = 0;
-      if (tile > 0) {
-        prefix = look_back_decoupled<C, true, Policy::look_back_windows>(status, tile, op, Policy::look_back_sleep_ns);
-        if (lane == 0 && tile + 1 < tiles) status.publish(tile, tile_prefix, prefix + total);
-      }
-      if (lane == 0) rec[q].prefix.get() = prefix;
-      mbarrier_arrive(&prefixed[q]);
-    }
+    look_back_tiles(
+        prefix_op, packed, prefixed, end_of_stream, warp - shape::first_look_back_warp, shape::look_back_warps, tiles,
+        [&](std::int64_t round) { return rec[barrier_ring<Q>::slot(round)].tile; },
+        [&](std::int64_t round) { return static_cast<C>(rec[barrier_ring<Q>::slot(round)].total); },
+        [&](std::int64_t round, const maybe<C>& prefix) { rec[barrier_ring<Q>::slot(round)].prefix.get() = prefix.value; });
+    return;
   }
 
   if (warp >= shape::first_drain_warp) {
@@ -199,7 +175,7 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
     constexpr int D = 32 * shape::drain_warps;
     for (std::int64_t round = 0;; ++round) {
       const int q = static_cast<int>(round % Q);
-      if (!wait_unless_ended(&prefixed[q], round)) return;
+      if (!end_of_stream.wait_unless_ended(prefixed, round)) return;
       const record& r = rec[q];
       const auto prefix = static_cast<std::int64_t>(r.prefix.get());
       const int total = static_cast<int>(r.total);
@@ -209,8 +185,8 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
       auto at = [&](int i) { return ring[(r.off + static_cast<unsigned>(i)) & ring_mask]; };
       if constexpr (std::is_same_v<decltype(Source::out), staged*> && 16 % sizeof(staged) == 0) {
         // Whole 16-byte vectors where the output is aligned for them (no
-        // partial sectors, a quarter of the store instructions: 95% kept
-        // 0.874 -> 0.847 ms, H100), single values before and after.
+        // partial sectors, a quarter of the store instructions), single
+        // values before and after.
         staged* const out = src.out + prefix;
         const auto misaligned = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) % 16 / sizeof(staged));
         const int head = misaligned == 0 ? 0 : (W - misaligned < end ? W - misaligned : end);
@@ -228,7 +204,7 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
       } else {  // another output type: one converted value at a time
         for (int i = d; i < end; i += D) stage_of::move(src, at(i), 0, prefix + i);
       }
-      mbarrier_arrive(&drained[q]);
+      mbarrier_arrive(&drained.bar[q]);
     }
   }
 
@@ -242,14 +218,14 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
     // chain, not memory, sets the pace: its indices and the ring-room
     // check in 32 bits (a block runs far fewer than 2^31 rounds) and the
     // warps' counts summed by two reductions instead of a 5-step shuffle
-    // scan took 5% kept from 0.433 to 0.409 ms (2^28 int32, H100; 50 and 95%
-    // unchanged; fewer instructions with a longer chain ran slower).
+    // scan made low fractions faster (fewer instructions with a longer chain
+    // ran slower). Keep this instruction sequence as it is.
     const auto r32 = static_cast<unsigned>(round);
     const int s = static_cast<int>(r32 % S), q = static_cast<int>(r32 % Q);
-    mbarrier_wait(&full[s], (r32 / S) & 1u);
+    mbarrier_wait(&full.bar[s], (r32 / S) & 1u);
     const std::int64_t tile = stage_tile[s];
     if (tile >= tiles) {
-      if (threadIdx.x == 0) atomicExch(reinterpret_cast<unsigned long long*>(&end_round), static_cast<unsigned long long>(round));
+      if (threadIdx.x == 0) end_of_stream.announce(round);
       return;
     }
     const std::int64_t base = tile * T;
@@ -264,7 +240,7 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
       else load_row<W>(stage, src.in, base, landed, valid, A{}, first, v);
       staged_items<W, T>(src, v, stage_sides + s * shape::side_bytes, base, valid, first, c.v[j]);
     }
-    mbarrier_arrive(&empty[s]);  // this lane has read the stage
+    mbarrier_arrive(&empty.bar[s]);  // this lane has read the stage
     const unsigned lane_count =
         valid == T ? agent_t::mark(src, T, c, std::true_type{}) : agent_t::mark(src, valid, c);
     const unsigned warp_count = __reduce_add_sync(0xffffffffu, lane_count);
@@ -274,7 +250,7 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
     const unsigned x = lane < PW ? warp_counts[r32 & 1][lane] : 0u;
     const unsigned total = __reduce_add_sync(0xffffffffu, x);
     const unsigned before = __reduce_add_sync(0xffffffffu, lane < warp ? x : 0u);
-    if (threadIdx.x == 0 && tile + 1 < tiles) status.publish(tile, tile == 0 ? tile_prefix : tile_aggregate, static_cast<C>(total));
+    if (threadIdx.x == 0) prefix_op.publish_aggregate(tile, tile + 1 >= tiles, static_cast<C>(total));
     // Room: record q was last used by round - Q, and the ring slots this
     // round takes held the values of rounds whose runs start before
     // off + total - ring; each must have been drained (in round order).
@@ -284,7 +260,7 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
            (drained_through + 1 < r &&
             static_cast<int>(rec[static_cast<unsigned>(drained_through + 1) % Q].off - reuse_end) < 0)) {
       ++drained_through;
-      mbarrier_wait(&drained[static_cast<unsigned>(drained_through) % Q],
+      mbarrier_wait(&drained.bar[static_cast<unsigned>(drained_through) % Q],
                     (static_cast<unsigned>(drained_through) / Q) & 1u);
     }
     if (threadIdx.x == 0) {
@@ -302,7 +278,7 @@ __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
         if ((c.kept[j] >> k) & 1u) ring[(at + rank++) & ring_mask] = stage_of::of(c.v[j][k]);
       at += static_cast<unsigned>(row_total);
     }
-    mbarrier_arrive(&packed[q]);
+    mbarrier_arrive(&packed.bar[q]);
     off += total;
   }
 #endif

@@ -1,22 +1,22 @@
 // streamscan/cuda/kernels/pipelined_scan_kernel.cuh - the decoupled look-back
-// scan on the warp-specialised pipeline (pipeline.cuh, sm_90+).
+// scan on the warp-specialised pipeline (agent_pipeline.cuh, sm_90+).
 //
 // The program: a vector's aggregate is the fold of its values; a consumer
 // warp rescans its slice from the stage (warp_slice_scan.cuh), adds the
 // aggregate of everything before the slice and stores 16 bytes per lane.
-//
-// Measured on the H200 (2026-11-22, docs/performance.md): int32 2^28 0.664 ms,
-// 77% of memcpy and 1.04x CUB, against 0.71 ms for the one-tile kernel; the
-// default for 4-byte values from 2^26 (tuning_space.hpp).
+// Faster than the one-tile kernels on large inputs of small values, where it
+// is the default (the tuning defaults say from which n).
 #pragma once
 
 #include <cstdint>
 
+#include "../../operators.hpp"
+#include "../agent/agent_pipeline.cuh"
+#include "../agent/agent_scan.cuh"
 #include "../agent/tile_io.cuh"
 #include "../agent/tile_status.cuh"
 #include "../util/bulk_copy.cuh"
 #include "../warp/warp_slice_scan.cuh"
-#include "pipeline.cuh"
 
 namespace streamscan::cuda::detail {
 
@@ -79,8 +79,11 @@ __global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads, 1)
                           unsigned long long* tile_counter, maybe<A> init, scan_mode mode, Op op) {
 #if STREAMSCAN_BULK_COPY
   using shape = pipelined_shape<Policy, A>;
-  pipelined_scan_program<shape, A, Op> prog{in, out, n, init, mode, op};
-  run_pipeline<shape>(prog, n, status, tile_counter);
+  using program = pipelined_scan_program<shape, A, Op>;
+  using agent_t = agent_pipeline<shape, program>;
+  __shared__ typename agent_t::temp_storage storage;
+  program prog{in, out, n, init, mode, op};
+  agent_t(storage, prog, n, status, tile_counter).run();
 #endif
 }
 

@@ -1,11 +1,11 @@
 // streamscan/cuda/kernels/pipelined_segmented_scan_kernel.cuh - the
 // segmented (and backward) scan over head bits on the warp-specialised
-// pipeline (pipeline.cuh, sm_90+).
+// pipeline (agent_pipeline.cuh, sm_90+).
 //
 // The program: the copy engine stages values and, as the pipeline's side
 // stream, the tile's head words (one per 32 values). Read from global memory
-// instead, the reduce warps waited for a DRAM miss every 8 vectors: 2.20 ms
-// at 2^28 int32 against 0.81 for the one-tile kernel (H200, 2026-11-23).
+// instead, the reduce warps waited for a DRAM miss every 8 vectors and the
+// kernel ran far slower than the one-tile one.
 // A vector's aggregate is the (value, any head) pair of its slots, init
 // folded in at heads; the look-back carries
 // pairs (segmented_op). A consumer warp rescans its slice with
@@ -20,11 +20,14 @@
 #include <type_traits>
 
 #include "../../detail/segmented_scan.hpp"
+#include "../agent/agent_pipeline.cuh"
+#include "../agent/agent_scan.cuh"
 #include "../agent/segmented_tile_io.cuh"
+#include "../agent/segmented_tile_status.cuh"
 #include "../agent/tile_status.cuh"
 #include "../util/bulk_copy.cuh"
+#include "../warp/warp_segmented_slice_scan.cuh"
 #include "../warp/warp_slice_scan.cuh"
-#include "pipeline.cuh"
 
 namespace streamscan::cuda::detail {
 
@@ -199,8 +202,11 @@ __global__ void __launch_bounds__(pipelined_segmented_shape<Policy, typename IO:
                                     Op op) {
 #if STREAMSCAN_BULK_COPY
   using shape = pipelined_segmented_shape<Policy, typename IO::value_type>;
-  pipelined_segmented_program<shape, IO, Op> prog{io.in, io, lead, init, mode, op};
-  run_pipeline<shape>(prog, n, status, tile_counter);
+  using program = pipelined_segmented_program<shape, IO, Op>;
+  using agent_t = agent_pipeline<shape, program>;
+  __shared__ typename agent_t::temp_storage storage;
+  program prog{io.in, io, lead, init, mode, op};
+  agent_t(storage, prog, n, status, tile_counter).run();
 #endif
 }
 

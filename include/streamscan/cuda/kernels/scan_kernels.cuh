@@ -1,8 +1,8 @@
 // streamscan/cuda/kernels/scan_kernels.cuh - the __global__ entry points of the
-// multi-pass scans (seed 000 figs. 1 and 2).
+// multi-pass scans ([StreamScan] figs. 1 and 2).
 //
 // The input is cut into `partitions` contiguous runs of whole tiles, one block
-// each (a fixed count, as with the "static threads" of seed 000 [24], so the
+// each (a fixed count, as with the "static threads" of [StreamScan], so the
 // partials array always fits one block's middle pass):
 //
 //   reduce_then_scan: reduce_partitions -> scan_partials -> scan_partitions(prefix)

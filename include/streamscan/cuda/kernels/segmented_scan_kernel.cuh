@@ -7,8 +7,11 @@
 
 #include <cstdint>
 
+#include "../../detail/segmented_scan.hpp"
 #include "../agent/agent_segmented_scan.cuh"
-#include "single_pass_scan_kernel.cuh"
+#include "../agent/segmented_tile_status.cuh"
+#include "../agent/tile_id.cuh"
+#include "../agent/tile_prefix.cuh"
 
 namespace streamscan::cuda::detail {
 
@@ -22,19 +25,20 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
   using agent_t = agent_segmented_scan<Policy, IO, Op>;
   using V = typename IO::value_type;
   using P = streamscan::detail::seg_pair<V>;
+  using pop_t = streamscan::detail::segmented_op<Op>;
+  using prefix_op_t = tile_prefix_op<P, pop_t, look_back_kind::decoupled,
+                                     streamscan::is_exactly_associative<pop_t, P>::value, 1, Policy::look_back_sleep_ns>;
   __shared__ typename agent_t::temp_storage storage;
   __shared__ std::int64_t shared_tile;
-  __shared__ uninitialized<P> shared_prefix;
+  __shared__ typename prefix_op_t::temp_storage prefix_storage;
   const tile_slot t = next_tile<agent_t::tile_items>(tile_counter, n, shared_tile, lead);
   agent_t agent(storage, io, op);
   V values[agent_t::vectors][agent_t::width];
   typename IO::vector_meta meta[agent_t::vectors];
   typename agent_t::mask_t closed;
   const P tile_total = agent.scan_slices(t.base, t.lo, t.valid, values, meta, closed);
-  streamscan::detail::segmented_op<Op> pop{op};
-  const maybe<P> prefix =
-      resolve_tile_prefix<look_back_kind::decoupled, Policy::look_back_sleep_ns>(status, t, tile_total, init, pop,
-                                                                                 shared_prefix);
+  pop_t pop{op};
+  const maybe<P> prefix = prefix_op_t{status, init, pop}(t, tile_total, prefix_storage);
   agent.finish(t.base, t.lo, t.valid, values, meta, closed, prefix, mode);
 }
 

@@ -1,5 +1,5 @@
 // streamscan/cuda/thread/thread_scan.cuh - sequential reduce/scan of one
-// thread's registers (the "row" of seed 000's matrix scan).
+// thread's registers (the "row" of [StreamScan]'s matrix scan).
 //
 // No identity element is assumed: an optional prefix is carried as (value, flag).
 #pragma once

@@ -1,5 +1,5 @@
 // streamscan/cuda/warp/warp_binary.cuh - binary (predicate) prefix operations
-// of a warp by ballot and population count (seed 004): no shuffles, no
+// of a warp by ballot and population count ([BinaryPrefix]): no shuffles, no
 // shared memory, a few instructions each.
 //
 //   warp_binary w(member_mask);             // the lanes taking part (default: all 32)
@@ -12,7 +12,7 @@
 // take one of four lane masks: inclusive/exclusive, forward (lanes below) or
 // reverse (lanes above). The segmented form restarts at lanes whose `head` is
 // true (forward: a head starts a segment; reverse: a head ends one at its
-// left, seed 003's convention), finding the segment's start with clz/ffs.
+// left, [ScanPrimitives]' convention), finding the segment's start with clz/ffs.
 #pragma once
 
 namespace streamscan::cuda {

@@ -1,0 +1,51 @@
+// streamscan/cuda/agent/tile_id.cuh - which tile a block of a single-pass
+// kernel works on, and where the tile lies.
+//
+// Each block takes the next tile id from an atomic counter (StreamScan's
+// dynamic tile ids, [StreamScan]), so a block only ever waits for tiles that
+// blocks already running have taken: no launch order or residency
+// assumption, any grid size, no deadlock.
+#pragma once
+
+#include <cstdint>
+
+namespace streamscan::cuda::detail {
+
+// Tile `tile` covers slots [lo, valid) at scan positions base + slot.
+struct tile_slot {
+  std::int64_t tile, base;
+  int lo, valid;
+  bool last;
+};
+
+// Thread 0 takes the next tile id; every thread learns it. Tiles are
+// TileItems scan positions; `lead` filler slots go before the first
+// (backward scans start there, so that full tiles stay aligned and the last
+// tile is full: tile_io.cuh); forward scans pass 0.
+template <int TileItems>
+__device__ tile_slot next_tile(unsigned long long* counter, std::int64_t n, std::int64_t& shared_tile,
+                               std::int64_t lead = 0) {
+  if (threadIdx.x == 0) shared_tile = static_cast<std::int64_t>(atomicAdd(counter, 1ull));
+  __syncthreads();
+  tile_slot t;
+  t.tile = shared_tile;
+  t.base = t.tile * TileItems - lead;
+  t.lo = t.base < 0 ? static_cast<int>(-t.base) : 0;
+  const std::int64_t left = n - t.base;
+  t.valid = left < TileItems ? static_cast<int>(left) : TileItems;
+  t.last = left <= TileItems;
+  return t;
+}
+
+// The plain agent reads a tile that starts with filler slots as a partial
+// tile of the `valid - lo` positions from 0 (no 16-byte accesses there).
+__device__ inline tile_slot without_lead(tile_slot t) {
+  if (t.lo > 0) {
+    t.base += t.lo;
+    t.valid -= t.lo;
+    t.lo = 0;
+  }
+  return t;
+}
+
+}  // namespace streamscan::cuda::detail
