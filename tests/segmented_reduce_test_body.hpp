@@ -88,25 +88,34 @@ void check_reduce_size(std::mt19937_64& rng, std::int64_t n, double mean, Op op,
 }
 
 // Sizes 0, 1, around a word of head bits, around the tiles of the scan
-// underneath, many tiles and a random large one; mean segment lengths from 1
-// (every element its own segment, empty ones between) to one segment.
+// underneath (the dedicated kernel's, and the general pair scan's that
+// iterator inputs take), many tiles and a random large one.
+template <class Backend, class A>
+std::vector<std::int64_t> reduce_sizes(std::mt19937_64& rng) {
+  std::vector<std::int64_t> sizes = {0, 1, 2, 31, 32, 33, 1000};
+  for (const std::int64_t t : {Backend::template segmented_tile_items<A>(),
+                               Backend::template tile_items<streamscan::detail::seg_pair<A>>(
+                                   streamscan::scan_strategy::reduce_then_scan)})
+    sizes.insert(sizes.end(), {t - 1, t + 1, Backend::many_tiles * t + 5});
+  sizes.push_back(std::uniform_int_distribution<std::int64_t>(Backend::large_size / 4, Backend::large_size / 2)(rng));
+  return sizes;
+}
+
+// Mean segment lengths from 1 (every element its own segment, empty ones
+// between in the offsets) to one segment; the forms and inputs alternate.
 template <class Backend, class A, class Op>
 void check_segmented_reduce(const char* test, Op op) {
   if (!Backend::available()) GTEST_SKIP() << "no " << Backend::name << " device";
   auto rng = make_rng(test);
-  const std::int64_t t = Backend::template tile_items<streamscan::detail::seg_pair<A>>(
-      streamscan::scan_strategy::reduce_then_scan);
-  const std::int64_t d = Backend::template segmented_tile_items<A>();
-  std::uniform_int_distribution<std::int64_t> large(Backend::large_size / 4, Backend::large_size / 2);
-  std::vector<std::int64_t> sizes = {0, 1, 2, 31, 32, 33, 1000, t - 1, t + 1, Backend::many_tiles * t + 5, large(rng)};
-  if (d != t) sizes.insert(sizes.end(), {d - 1, d + 1, Backend::many_tiles * d + 3});
+  const std::vector<std::int64_t> sizes = reduce_sizes<Backend, A>(rng);
   const std::vector<double> means = {1, 2, 4, 300, 1e12};
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const double mean = means[std::uniform_int_distribution<std::size_t>(0, means.size() - 1)(rng)];
     check_reduce_size<Backend, A>(rng, sizes[i], mean, op, i % 3 != 2, i % 4 == 3);
   }
   // Every mean at a few tiles' size, so that each one meets the tile edges.
-  for (const double mean : means) check_reduce_size<Backend, A>(rng, 2 * d + 7, mean, op, true, false);
+  const std::int64_t few_tiles = 2 * Backend::template segmented_tile_items<A>() + 7;
+  for (const double mean : means) check_reduce_size<Backend, A>(rng, few_tiles, mean, op, true, false);
 }
 
 // Offsets with empty segments first, last and in runs, no elements at all,

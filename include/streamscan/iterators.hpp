@@ -23,11 +23,16 @@
 namespace streamscan {
 
 namespace detail {
-// The arithmetic every random-access iterator here shares, on top of its
-// `at(d)` (a copy moved by d) and `distance(a, b)` (a - b).
-template <class Derived>
-struct random_access_ops {
+// What every iterator here shares: its traits (the reference is the value:
+// nothing to write through) and the arithmetic, on top of its `at(d)` (a
+// copy moved by d) and `distance(a, b)` (a - b).
+template <class Derived, class T>
+struct computed_iterator {
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = T;
   using difference_type = std::ptrdiff_t;
+  using pointer = void;
+  using reference = T;
   STREAMSCAN_HOST_DEVICE Derived operator+(difference_type d) const { return self().at(d); }
   STREAMSCAN_HOST_DEVICE Derived operator-(difference_type d) const { return self().at(-d); }
   STREAMSCAN_HOST_DEVICE friend Derived operator+(difference_type d, const Derived& it) { return it.at(d); }
@@ -59,18 +64,17 @@ struct random_access_ops {
   STREAMSCAN_HOST_DEVICE const Derived& self() const { return static_cast<const Derived&>(*this); }
   STREAMSCAN_HOST_DEVICE Derived& self_mut() { return static_cast<Derived&>(*this); }
 };
+
+template <class It, class F>
+using transform_value_t = std::decay_t<std::invoke_result_t<const F&, decltype(std::declval<const It&>()[0])>>;
 }  // namespace detail
 
 // it[i] = first + i (an index sequence: segment ids, positions, iota).
 template <class T>
-class counting_iterator : public detail::random_access_ops<counting_iterator<T>> {
+class counting_iterator : public detail::computed_iterator<counting_iterator<T>, T> {
  public:
   static_assert(std::is_arithmetic_v<T>, "streamscan::counting_iterator counts in an arithmetic type");
-  using iterator_category = std::random_access_iterator_tag;
-  using value_type = T;
   using difference_type = std::ptrdiff_t;
-  using pointer = void;
-  using reference = T;
 
   STREAMSCAN_HOST_DEVICE explicit counting_iterator(T first = T(0)) : first_(first) {}
   STREAMSCAN_HOST_DEVICE T operator[](difference_type i) const { return static_cast<T>(first_ + static_cast<T>(i)); }
@@ -87,13 +91,9 @@ class counting_iterator : public detail::random_access_ops<counting_iterator<T>>
 
 // it[i] = value for every i.
 template <class T>
-class constant_iterator : public detail::random_access_ops<constant_iterator<T>> {
+class constant_iterator : public detail::computed_iterator<constant_iterator<T>, T> {
  public:
-  using iterator_category = std::random_access_iterator_tag;
-  using value_type = T;
   using difference_type = std::ptrdiff_t;
-  using pointer = void;
-  using reference = T;
 
   STREAMSCAN_HOST_DEVICE explicit constant_iterator(T value, difference_type index = 0)
       : value_(value), index_(index) {}
@@ -114,15 +114,10 @@ class constant_iterator : public detail::random_access_ops<constant_iterator<T>>
 // must be __device__ callable (a functor with STREAMSCAN_HOST_DEVICE, or an
 // extended lambda).
 template <class It, class F>
-class transform_iterator : public detail::random_access_ops<transform_iterator<It, F>> {
-  using base_reference = decltype(std::declval<const It&>()[0]);
-
+class transform_iterator : public detail::computed_iterator<transform_iterator<It, F>, detail::transform_value_t<It, F>> {
  public:
-  using iterator_category = std::random_access_iterator_tag;
-  using value_type = std::decay_t<std::invoke_result_t<const F&, base_reference>>;
+  using value_type = detail::transform_value_t<It, F>;
   using difference_type = std::ptrdiff_t;
-  using pointer = void;
-  using reference = value_type;
 
   STREAMSCAN_HOST_DEVICE transform_iterator(It base, F f) : base_(base), f_(f) {}
   STREAMSCAN_HOST_DEVICE value_type operator[](difference_type i) const { return f_(base_[i]); }

@@ -12,10 +12,13 @@
 //   head flags / bits: a scan of the per-word head counts numbers the
 //     segments (a transform of a counting iterator through the plain scan),
 //     then one thread per 32 elements writes the totals ending there.
-// Bytes per call, V-byte values: the ideal is n*V + the description + m*V;
-// this moves 2n*V + the description read twice + 2m*V (+ 16m for offsets,
-// + n/2 for the per-word counts of head forms): about twice the ideal for
-// long segments, all of it through the fastest kernels there are.
+// Bytes per call, V-byte values, m segments: the ideal is n*V in + m*V out +
+// the description (8m offsets, n/8 bits, n flag bytes). This moves 2n*V (the
+// scan reads n values and writes n) + 2m*V (totals read back, written) + the
+// description about twice (offsets are marked as head bits first, flags
+// packed into bits) + n/2 for head forms (a 64-bit count per word, written
+// and read): about twice the ideal, through the segmented scan's dedicated
+// kernels.
 #pragma once
 
 #include <cuda_runtime.h>
