@@ -9,6 +9,7 @@
 // and 4m out).
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
+#include <cuda/std/functional>
 
 #include <cstdint>
 #include <string>
@@ -99,7 +100,7 @@ void bench_reduce_length(const bench_options& o, int log2n, std::int64_t length,
         });
   timed(heads_group, "cub::DeviceReduce::ReduceByKey", values + 4.0 * n + 4.0 * m, ref.p, nullptr,
         [&](void* t, std::size_t& b) {
-          cuda_check(cub::DeviceReduce::ReduceByKey(t, b, keys.p, ref_keys.p, in.p, ref.p, runs.p, cub::Sum(), n),
+          cuda_check(cub::DeviceReduce::ReduceByKey(t, b, keys.p, ref_keys.p, in.p, ref.p, runs.p, ::cuda::std::plus<>{}, n),
                      "cub reduce by key");
         });
   timed(heads_group, "segmented_reduce head_bits", values + n / 8.0, out.p, ref.p, [&](void* t, std::size_t& b) {
