@@ -16,29 +16,12 @@
 
 #include <streamscan/cuda.cuh>
 
+#include "gpu_bench_segments.cuh"
 #include "gpu_buffers.cuh"
 #include "tool.hpp"
 
 namespace streamscan_tool {
 namespace {
-
-// Segment k = [k * length, min((k+1) * length, n)): offsets, keys, head bytes and head bits.
-__global__ void make_reduce_segments_kernel(std::int64_t n, std::int64_t length, std::int64_t m,
-                                            std::int64_t* offsets, std::int32_t* keys, unsigned char* flags,
-                                            std::uint32_t* bits) {
-  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
-  for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k <= m; k += stride)
-    offsets[k] = k * length < n ? k * length : n;
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < (n + 31) / 32 * 32; i += stride) {
-    const bool head = i < n && i % length == 0;
-    if (i < n) {
-      keys[i] = static_cast<std::int32_t>(i / length);
-      flags[i] = head;
-    }
-    const unsigned word = __ballot_sync(0xffffffffu, head);  // the grid covers whole warps
-    if (threadIdx.x % 32 == 0) bits[i / 32] = word;
-  }
-}
 
 void bench_reduce_length(const bench_options& o, int log2n, std::int64_t length, bench_report& rep, progress& bar) {
   const std::int64_t n = std::int64_t{1} << log2n;
@@ -58,7 +41,7 @@ void bench_reduce_length(const bench_options& o, int log2n, std::int64_t length,
   device_array<unsigned char> flags(n);
   device_array<std::uint32_t> bits((n + 31) / 32);
   fill_kernel<<<1024, 256>>>(in.p, n, bench_seed);
-  make_reduce_segments_kernel<<<1024, 256>>>(n, length, m, offsets.p, keys.p, flags.p, bits.p);
+  make_segments_kernel<<<1024, 256>>>(n, length, keys.p, flags.p, bits.p, offsets.p, m);
   cuda_check(cudaDeviceSynchronize(), "make segments");
   const double values = 4.0 * n + 4.0 * m;
   auto add = [&](const std::string& group, const std::string& algorithm, double bytes, double ms, bool ok) {
@@ -121,13 +104,7 @@ void bench_reduce_length(const bench_options& o, int log2n, std::int64_t length,
 }  // namespace
 
 int gpu_bench_segmented_reduce(const bench_options& o, bench_report& rep) {
-  warm_up_gpu();
-  rep.repeat = o.repeat;
-  progress bar(o.progress, static_cast<int>(o.log2_sizes.size() * o.segment_lengths.size()) * 6);
-  for (const int e : o.log2_sizes)
-    for (const std::int64_t length : o.segment_lengths) bench_reduce_length(o, e, length, rep, bar);
-  bar.done();
-  return all_verified(rep) ? 0 : 1;
+  return bench_every_length(o, rep, 6, bench_reduce_length);
 }
 
 }  // namespace streamscan_tool
