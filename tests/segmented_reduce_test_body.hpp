@@ -16,7 +16,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <sstream>
@@ -98,6 +100,8 @@ std::vector<std::int64_t> reduce_sizes(std::mt19937_64& rng) {
                                    streamscan::scan_strategy::reduce_then_scan)})
     sizes.insert(sizes.end(), {t - 1, t + 1, Backend::many_tiles * t + 5});
   sizes.push_back(std::uniform_int_distribution<std::int64_t>(Backend::large_size / 4, Backend::large_size / 2)(rng));
+  if (const char* cap = std::getenv("STREAMSCAN_TEST_MAX_N"))  // runs under compute-sanitizer
+    for (auto& n : sizes) n = std::min<std::int64_t>(n, std::strtoll(cap, nullptr, 10));
   return sizes;
 }
 
@@ -114,7 +118,7 @@ void check_segmented_reduce(const char* test, Op op) {
     check_reduce_size<Backend, A>(rng, sizes[i], mean, op, i % 3 != 2, i % 4 == 3);
   }
   // Every mean at a few tiles' size, so that each one meets the tile edges.
-  const std::int64_t few_tiles = 2 * Backend::template segmented_tile_items<A>() + 7;
+  const std::int64_t few_tiles = std::min(sizes.back(), 2 * Backend::template segmented_tile_items<A>() + 7);
   for (const double mean : means) check_reduce_size<Backend, A>(rng, few_tiles, mean, op, true, false);
 }
 
