@@ -101,15 +101,15 @@ status dispatch_segmented_reduce(const char* fn, void* temp, std::size_t& temp_b
   }
   if (status s = sd::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
 
-  // Pointers the inner calls would name under their own names are checked here.
+  // Pointers the inner calls would name under their own names are checked
+  // here; null ones only where the call has nothing to read or write there.
   device_facts facts;
   if (status s = current_device_facts(fn, facts); !s) return s;
-  if (status s = check_device_accessible(fn, "in", in, facts); !s) return s;
-  if (status s = check_device_accessible(fn, "out", out, facts); !s) return s;
-  if (status s = check_device_accessible(fn, "num_segments", num_segments, facts); !s) return s;
-  if (status s = check_segments_accessible(fn, segments, facts); !s) return s;
   std::int64_t outputs = n;  // head forms: none iff n == 0
   if constexpr (by_offsets) outputs = segments.num_segments;
+  if (num_segments != nullptr) {
+    if (status s = check_device_accessible(fn, "num_segments", num_segments, facts); !s) return s;
+  }
   if (outputs == 0) {
     if (num_segments == nullptr) return status::ok();
     if (const cudaError_t e = cudaMemsetAsync(num_segments, 0, sizeof(std::int64_t), stream); e != cudaSuccess) {
@@ -118,6 +118,11 @@ status dispatch_segmented_reduce(const char* fn, void* temp, std::size_t& temp_b
     }
     return status::ok();
   }
+  if (n > 0) {
+    if (status s = check_device_accessible(fn, "in", in, facts); !s) return s;
+  }
+  if (status s = check_device_accessible(fn, "out", out, facts); !s) return s;
+  if (status s = check_segments_accessible(fn, segments, facts); !s) return s;
 
   if constexpr (by_flags) {
     // A warp per 1024 flags, 8 warps a block.
