@@ -7,10 +7,12 @@
 #include <vector>
 
 #include <streamscan/cpu.hpp>
+#include <streamscan/cpu/segmented_reduce.hpp>
 #include <streamscan/cpu/segmented_scan.hpp>
 
 #include "common/wrapped_iterator.hpp"
 #include "scan_test_body.hpp"
+#include "segmented_reduce_test_body.hpp"
 #include "segmented_test_body.hpp"
 #include "select_test_body.hpp"
 
@@ -151,6 +153,79 @@ struct cpu_backend {
         break;
       default: call(ss::no_segments{}); break;
     }
+  }
+
+  template <class A, class Op>
+  static void run_segmented_reduce(const reduce_request& req, const std::vector<A>& in, const segments_fixture& segs,
+                                   std::vector<A>& out, Op op, A init, std::int64_t& num) {
+    namespace ss = streamscan;
+    const auto n = static_cast<std::int64_t>(in.size());
+    auto call = [&](auto src, auto segments) {
+      if (!req.two_phase) {
+        ss::cpu::segmented_reduce(src, out.data(), n, segments, init, op, &num);
+        return;
+      }
+      std::size_t bytes = 0;
+      const ss::status query = ss::cpu::segmented_reduce(nullptr, bytes, src, out.data(), n, segments, init, op, &num);
+      ASSERT_TRUE(query.is_ok()) << query.message();
+      std::vector<unsigned char> temp(bytes + 1);
+      const ss::status s = ss::cpu::segmented_reduce(temp.data() + 1, bytes, src, out.data(), n, segments, init, op,
+                                                     &num);  // no alignment needed
+      ASSERT_TRUE(s.is_ok()) << s.message();
+    };
+    auto with_input = [&](auto segments) {
+      if (req.wrapped_input) call(wrapped_iterator<const A>(in.data()), segments);
+      else call(in.data(), segments);
+    };
+    switch (req.form) {
+      case seg_form::flags: with_input(ss::head_flags(segs.flags.data())); break;
+      case seg_form::bits: with_input(ss::head_bits(segs.bits.data())); break;
+      default:
+        with_input(ss::segment_offsets{segs.offsets.data(), static_cast<std::int64_t>(segs.offsets.size()) - 1});
+    }
+  }
+  static streamscan::status reduce_status(seg_form form, void* temp, std::size_t& bytes, const std::int32_t* in,
+                                          std::int32_t* out, std::int64_t n, const void* segments, std::int64_t m) {
+    namespace ss = streamscan;
+    switch (form) {
+      case seg_form::flags:
+        return ss::cpu::segmented_reduce(temp, bytes, in, out, n, ss::head_flags(static_cast<const unsigned char*>(segments)), 0);
+      case seg_form::bits:
+        return ss::cpu::segmented_reduce(temp, bytes, in, out, n, ss::head_bits(static_cast<const std::uint32_t*>(segments)), 0);
+      default:
+        return ss::cpu::segmented_reduce(temp, bytes, in, out, n,
+                                         ss::segment_offsets{static_cast<const std::int64_t*>(segments), m}, 0);
+    }
+  }
+  // Iterators as inputs (int64 outputs).
+  template <class InIt>
+  static void scan_of(InIt in, std::int64_t n, bool exclusive, std::vector<std::int64_t>& out) {
+    out.assign(static_cast<std::size_t>(n), -1);
+    if (exclusive) streamscan::cpu::exclusive_scan(in, out.data(), n, std::int64_t{0});
+    else streamscan::cpu::inclusive_scan(in, out.data(), n);
+  }
+  template <class InIt>
+  static void segmented_scan_of(InIt in, std::int64_t n, const std::vector<unsigned char>& flags,
+                                std::vector<std::int64_t>& out) {
+    out.assign(static_cast<std::size_t>(n), -1);
+    streamscan::cpu::segmented_inclusive_scan(in, out.data(), n, streamscan::head_flags(flags.data()));
+  }
+  template <class InIt>
+  static std::int64_t select_below_of(InIt in, std::int64_t n, std::int32_t threshold, std::vector<std::int64_t>& out) {
+    out.assign(static_cast<std::size_t>(n), -1);
+    std::int64_t num = -1;
+    std::size_t bytes = 0;
+    EXPECT_TRUE(streamscan::cpu::select_if(nullptr, bytes, in, out.data(), n, n, &num, below{threshold}).is_ok());
+    std::vector<unsigned char> temp(bytes + 1);
+    const streamscan::status s = streamscan::cpu::select_if(temp.data(), bytes, in, out.data(), n, n, &num, below{threshold});
+    EXPECT_TRUE(s.is_ok()) << s.message();
+    return num;
+  }
+  template <class InIt>
+  static void reduce_of(InIt in, std::int64_t n, const std::vector<std::int64_t>& offsets, std::vector<std::int64_t>& out) {
+    const auto m = static_cast<std::int64_t>(offsets.size()) - 1;
+    out.assign(static_cast<std::size_t>(m), -1);
+    streamscan::cpu::segmented_reduce(in, out.data(), n, streamscan::segment_offsets{offsets.data(), m}, std::int64_t{0});
   }
 
   template <class In, class Out, class Op>

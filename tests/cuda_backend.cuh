@@ -11,6 +11,7 @@
 #include "common/cuda_helpers.cuh"
 #include "common/wrapped_iterator.hpp"
 #include "scan_test_body.hpp"
+#include "segmented_reduce_test_body.hpp"
 #include "segmented_test_body.hpp"
 #include "select_test_body.hpp"
 
@@ -227,6 +228,123 @@ struct cuda_backend {
     d_out.download(all);
     for (std::size_t i = 0; i < pad; ++i) EXPECT_TRUE(all[i] == pad_value) << "written before 'out', at out[-" << pad - i << "]";
     std::copy(all.begin() + static_cast<std::ptrdiff_t>(pad), all.end(), out.begin());
+  }
+
+  template <class A, class Op>
+  static void run_segmented_reduce(const reduce_request& req, const std::vector<A>& in, const segments_fixture& segs,
+                                   std::vector<A>& out, Op op, A init, std::int64_t& num) {
+    namespace ss = streamscan;
+    const auto n = static_cast<std::int64_t>(in.size());
+    const cudaStream_t stream = test_stream();
+    device_buffer<A> d_in(in.size()), d_out(out.size());
+    device_buffer<unsigned char> d_flags(segs.flags.size());
+    device_buffer<std::uint32_t> d_bits(segs.bits.size());
+    device_buffer<std::int64_t> d_offsets(segs.offsets.size()), d_num(1);
+    d_in.upload(in);
+    d_out.upload(out);  // poisoned
+    d_flags.upload(segs.flags);
+    d_bits.upload(segs.bits);
+    d_offsets.upload(segs.offsets);
+    d_num.upload({-1});
+    auto call = [&](auto src, auto segments) {
+      if (!req.two_phase) {
+        ss::cuda::segmented_reduce(src, d_out.get(), n, segments, init, op, stream, d_num.get());
+        return;
+      }
+      std::size_t bytes = 0;
+      const ss::status query =
+          ss::cuda::segmented_reduce(nullptr, bytes, src, d_out.get(), n, segments, init, op, stream, d_num.get());
+      ASSERT_TRUE(query.is_ok()) << query.message();
+      device_buffer<unsigned char> temp(bytes + 1);
+      const ss::status s = ss::cuda::segmented_reduce(temp.get() + 1, bytes, src, d_out.get(), n, segments, init, op,
+                                                      stream, d_num.get());  // no alignment needed
+      ASSERT_TRUE(s.is_ok()) << s.message();
+      STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
+    };
+    auto with_input = [&](auto segments) {
+      const A* src = d_in.get();
+      if (req.wrapped_input) call(wrapped_iterator<const A>(src), segments);
+      else call(src, segments);
+    };
+    switch (req.form) {
+      case seg_form::flags: with_input(ss::head_flags(static_cast<const unsigned char*>(d_flags.get()))); break;
+      case seg_form::bits: with_input(ss::head_bits(static_cast<const std::uint32_t*>(d_bits.get()))); break;
+      default:
+        with_input(ss::segment_offsets{static_cast<const std::int64_t*>(d_offsets.get()),
+                                       static_cast<std::int64_t>(segs.offsets.size()) - 1});
+    }
+    STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
+    STREAMSCAN_TEST_CUDA(cudaGetLastError());
+    d_out.download(out);
+    std::vector<std::int64_t> h;
+    d_num.download(h);
+    num = h[0];
+  }
+  static streamscan::status reduce_status(seg_form form, void* temp, std::size_t& bytes, const std::int32_t* in,
+                                          std::int32_t* out, std::int64_t n, const void* segments, std::int64_t m) {
+    namespace ss = streamscan;
+    const cudaStream_t stream = test_stream();
+    switch (form) {
+      case seg_form::flags:
+        return ss::cuda::segmented_reduce(temp, bytes, in, out, n,
+                                          ss::head_flags(static_cast<const unsigned char*>(segments)), 0, ss::plus{}, stream);
+      case seg_form::bits:
+        return ss::cuda::segmented_reduce(temp, bytes, in, out, n,
+                                          ss::head_bits(static_cast<const std::uint32_t*>(segments)), 0, ss::plus{}, stream);
+      default:
+        return ss::cuda::segmented_reduce(temp, bytes, in, out, n,
+                                          ss::segment_offsets{static_cast<const std::int64_t*>(segments), m}, 0,
+                                          ss::plus{}, stream);
+    }
+  }
+  // Iterators as inputs (int64 outputs); they need no device memory.
+  template <class InIt>
+  static void scan_of(InIt in, std::int64_t n, bool exclusive, std::vector<std::int64_t>& out) {
+    device_buffer<std::int64_t> d_out(static_cast<std::size_t>(n));
+    if (exclusive) streamscan::cuda::exclusive_scan(in, d_out.get(), n, std::int64_t{0}, streamscan::plus{}, test_stream());
+    else streamscan::cuda::inclusive_scan(in, d_out.get(), n, streamscan::plus{}, test_stream());
+    STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(test_stream()));
+    d_out.download(out);
+  }
+  template <class InIt>
+  static void segmented_scan_of(InIt in, std::int64_t n, const std::vector<unsigned char>& flags,
+                                std::vector<std::int64_t>& out) {
+    device_buffer<std::int64_t> d_out(static_cast<std::size_t>(n));
+    device_buffer<unsigned char> d_flags(flags.size());
+    d_flags.upload(flags);
+    streamscan::cuda::segmented_inclusive_scan(in, d_out.get(), n,
+                                               streamscan::head_flags(static_cast<const unsigned char*>(d_flags.get())),
+                                               streamscan::plus{}, test_stream());
+    STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(test_stream()));
+    d_out.download(out);
+  }
+  template <class InIt>
+  static std::int64_t select_below_of(InIt in, std::int64_t n, std::int32_t threshold, std::vector<std::int64_t>& out) {
+    device_buffer<std::int64_t> d_out(static_cast<std::size_t>(n)), d_num(1);
+    std::size_t bytes = 0;
+    EXPECT_TRUE(streamscan::cuda::select_if(nullptr, bytes, in, d_out.get(), n, n, d_num.get(), below{threshold},
+                                            test_stream())
+                    .is_ok());
+    device_buffer<unsigned char> temp(bytes);
+    const streamscan::status s = streamscan::cuda::select_if(temp.get(), bytes, in, d_out.get(), n, n, d_num.get(),
+                                                             below{threshold}, test_stream());
+    EXPECT_TRUE(s.is_ok()) << s.message();
+    STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(test_stream()));
+    d_out.download(out);
+    std::vector<std::int64_t> h;
+    d_num.download(h);
+    return h[0];
+  }
+  template <class InIt>
+  static void reduce_of(InIt in, std::int64_t n, const std::vector<std::int64_t>& offsets, std::vector<std::int64_t>& out) {
+    const auto m = static_cast<std::int64_t>(offsets.size()) - 1;
+    device_buffer<std::int64_t> d_out(static_cast<std::size_t>(m)), d_offsets(offsets.size());
+    d_offsets.upload(offsets);
+    streamscan::cuda::segmented_reduce(in, d_out.get(), n,
+                                       streamscan::segment_offsets{static_cast<const std::int64_t*>(d_offsets.get()), m},
+                                       std::int64_t{0}, streamscan::plus{}, test_stream());
+    STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(test_stream()));
+    d_out.download(out);
   }
 
   template <class In, class Out, class Op>

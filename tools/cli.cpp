@@ -14,7 +14,7 @@ const std::vector<std::string>& bench_types() {
   return v;
 }
 const std::vector<std::string>& bench_primitives() {
-  static const std::vector<std::string> v = {"scan", "segmented", "select"};
+  static const std::vector<std::string> v = {"scan", "segmented", "select", "segmented_reduce"};
   return v;
 }
 const std::vector<std::string>& bench_algorithms() {
@@ -241,7 +241,9 @@ std::string help_text(const std::string& topic) {
            "                     bits and bytes, forward and backward, against CUB InclusiveSumByKey)\n"
            "                     select (int32 compaction, partition, split: ours, seed 002's kernels,\n"
            "                     CUB DeviceSelect::If / DevicePartition::If, thrust::copy_if; 2^24, 2^28)\n"
-           "  --segment-lengths L  segmented: segment lengths (default 4,64,1024,1048576)\n"
+           "                     segmented_reduce (int32 sums of fixed-length segments: offsets against\n"
+           "                     CUB DeviceSegmentedReduce::Sum, head bits and bytes against ReduceByKey)\n"
+           "  --segment-lengths L  segmented, segmented_reduce: segment lengths (default 4,64,1024,1048576)\n"
            "  --keep-fractions F select: fractions selected (default 0.05,0.5,0.95)\n"
            "  --types LIST       int32,float,uint64,vec4i (16-byte struct, user operator); default all\n"
            "  --sizes SIZES      exponents of 2: 16..30:2 (default; up to 2^24 on the CPU), 20,24,28, 2^26;\n"

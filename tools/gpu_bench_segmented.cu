@@ -13,26 +13,12 @@
 
 #include <streamscan/cuda.cuh>
 
+#include "gpu_bench_segments.cuh"
 #include "gpu_buffers.cuh"
 #include "tool.hpp"
 
 namespace streamscan_tool {
 namespace {
-
-// Segment k = [k * length, (k+1) * length): keys, head bytes and head bits.
-__global__ void make_segments_kernel(std::int64_t n, std::int64_t length, std::int32_t* keys, unsigned char* flags,
-                                     std::uint32_t* bits) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < (n + 31) / 32 * 32;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    const bool head = i < n && i % length == 0;
-    if (i < n) {
-      keys[i] = static_cast<std::int32_t>(i / length);
-      flags[i] = head;
-    }
-    const unsigned word = __ballot_sync(0xffffffffu, head);  // the grid covers whole warps
-    if (threadIdx.x % 32 == 0) bits[i / 32] = word;
-  }
-}
 
 void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_report& rep, progress& bar) {
   const std::int64_t n = std::int64_t{1} << log2n;
@@ -47,7 +33,7 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
   device_array<unsigned char> flags(n);
   device_array<std::uint32_t> bits((n + 31) / 32);
   fill_kernel<<<1024, 256>>>(in.p, n, bench_seed);
-  make_segments_kernel<<<1024, 256>>>(n, length, keys.p, flags.p, bits.p);
+  make_segments_kernel<<<1024, 256>>>(n, length, keys.p, flags.p, bits.p, nullptr, 0);
   cuda_check(cudaDeviceSynchronize(), "make segments");
   const double values = 8.0 * n;
   auto add = [&](const std::string& algorithm, double bytes, double ms, bool ok) {
@@ -155,13 +141,7 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
 }  // namespace
 
 int gpu_bench_segmented(const bench_options& o, bench_report& rep) {
-  warm_up_gpu();
-  rep.repeat = o.repeat;
-  progress bar(o.progress, static_cast<int>(o.log2_sizes.size() * o.segment_lengths.size()) * 16);
-  for (const int e : o.log2_sizes)
-    for (const std::int64_t length : o.segment_lengths) bench_length(o, e, length, rep, bar);
-  bar.done();
-  return all_verified(rep) ? 0 : 1;
+  return bench_every_length(o, rep, 16, bench_length);
 }
 
 }  // namespace streamscan_tool

@@ -34,6 +34,7 @@ int bench(const command& c, const std::string& line) {
     for (const auto& p : c.bench.primitives) {
       const int r = p == "segmented" ? gpu_bench_segmented(c.bench, rep)
                     : p == "select"  ? gpu_bench_select(c.bench, rep)
+                    : p == "segmented_reduce" ? gpu_bench_segmented_reduce(c.bench, rep)
                                      : gpu_bench(c.bench, rep);
       rc = rc != 0 ? rc : r;
     }

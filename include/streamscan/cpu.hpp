@@ -2,5 +2,7 @@
 #pragma once
 
 #include "cpu/scan.hpp"
+#include "cpu/segmented_reduce.hpp"
 #include "cpu/segmented_scan.hpp"
 #include "cpu/select.hpp"
+#include "iterators.hpp"

@@ -2,5 +2,7 @@
 #pragma once
 
 #include "cuda/device/device_scan.cuh"
+#include "cuda/device/device_segmented_reduce.cuh"
 #include "cuda/device/device_segmented_scan.cuh"
 #include "cuda/device/device_select.cuh"
+#include "iterators.hpp"

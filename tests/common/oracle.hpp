@@ -56,3 +56,33 @@ std::vector<double> float_error_scale(const std::vector<In>& in, const std::vect
 }
 
 }  // namespace streamscan_test
+
+namespace streamscan_test {
+
+// Segmented reduction, one value per segment, from offsets: segment k is
+// [offsets[k], offsets[k+1]); an empty one gives init.
+template <class A, class Op>
+std::vector<A> oracle_segmented_reduce_offsets(const std::vector<A>& in, const std::vector<std::int64_t>& offsets,
+                                               Op op, const A& init) {
+  std::vector<A> out;
+  for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
+    A acc = init;
+    for (std::int64_t i = offsets[k]; i < offsets[k + 1]; ++i) acc = op(acc, in[static_cast<std::size_t>(i)]);
+    out.push_back(acc);
+  }
+  return out;
+}
+
+// The same from head flags: element 0 and every flagged element start a segment.
+template <class A, class Op>
+std::vector<A> oracle_segmented_reduce_flags(const std::vector<A>& in, const std::vector<unsigned char>& flags, Op op,
+                                             const A& init) {
+  std::vector<A> out;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (i == 0 || flags[i] != 0) out.push_back(init);
+    out.back() = op(out.back(), in[i]);
+  }
+  return out;
+}
+
+}  // namespace streamscan_test
