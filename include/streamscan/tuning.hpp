@@ -10,7 +10,7 @@
 // Format (text, one record per line, '#' starts a comment):
 //   streamscan-tuning 2
 //   library 0.1.0
-//   entry gpu="NVIDIA H200" cc=90 algorithm=decoupled_lookback value_bytes=4 op=builtin
+//   entry gpu="NVIDIA GPU NAME" cc=90 algorithm=decoupled_lookback value_bytes=4 op=builtin
 //         min_n=16777216 max_n=9223372036854775807 policy=t128x16 default_ms=0.69 tuned_ms=0.66
 // (an entry is one line). An entry applies to calls on a GPU of that name and
 // compute capability, with that algorithm (tuning/choose.hpp: a scan strategy,

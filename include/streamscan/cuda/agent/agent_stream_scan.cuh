@@ -81,7 +81,7 @@ class agent_stream_scan {
   // stored), reduces each row, scans the row totals across the group (piece
   // by piece, by shuffles) and rescans each row from what precedes it in the
   // group, so the rows hold group-local scans; then scans the group totals
-  // across the block. Returns the tile total. (Seed 000 rescans the rows only
+  // across the block. Returns the tile total. ([StreamScan] rescans the rows only
   // after the chain; rescanning first and adding the tile's prefix after
   // costs one op more a value but keeps no per-row prefixes in registers.)
   __device__ A reduce(std::int64_t base, int valid, A (&reg)[RS][W], scan_mode mode) {

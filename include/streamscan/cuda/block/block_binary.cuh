@@ -1,5 +1,5 @@
 // streamscan/cuda/block/block_binary.cuh - binary (predicate) counts and
-// prefix counts over a thread block (seed 004): each warp counts by ballot +
+// prefix counts over a thread block ([BinaryPrefix]): each warp counts by ballot +
 // popc (warp_binary.cuh), one int per warp crosses the block through shared
 // memory. Any block size from 1 to 1024; every thread of the block must call.
 //

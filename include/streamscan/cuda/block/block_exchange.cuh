@@ -3,7 +3,7 @@
 // Global memory is read and written "striped" (item k of thread t is tile
 // element k*THREADS + t, so a warp touches consecutive addresses: coalesced);
 // the scan needs it "blocked" (thread t owns elements t*IPT .. t*IPT+IPT-1, its
-// row of seed 000's matrix). Shared memory turns one into the other; one
+// row of [StreamScan]'s matrix). Shared memory turns one into the other; one
 // padding slot every 32 elements keeps the blocked reads off a single bank.
 #pragma once
 

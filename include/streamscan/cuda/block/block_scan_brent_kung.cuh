@@ -3,7 +3,7 @@
 //
 // 2n operations in 2 log n barrier-separated steps over shared memory. Works
 // for any block size: tree nodes past the end are simply skipped, no padding
-// to a power of two (the objection of seed 001 sec. 4.1 does not apply).
+// to a power of two (the objection of [LookbackReport] sec. 4.1 does not apply).
 #pragma once
 
 #include "../util/uninitialized.cuh"

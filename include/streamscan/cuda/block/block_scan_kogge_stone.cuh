@@ -1,5 +1,5 @@
 // streamscan/cuda/block/block_scan_kogge_stone.cuh - block scan as a two-level
-// Kogge-Stone network (seed 001 sec. 2.1).
+// Kogge-Stone network ([LookbackReport] sec. 2.1).
 //
 // Level 1: every warp scans its lanes by shuffles (log2 32 steps, no barrier).
 // Level 2: warp 0 scans the warp totals the same way. One barrier pair in all.

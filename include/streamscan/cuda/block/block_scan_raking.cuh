@@ -1,5 +1,5 @@
 // streamscan/cuda/block/block_scan_raking.cuh - block scan in matrix (raking)
-// form: seed 000 sec. 3.3's Reduce-Scan-Scan inside one block.
+// form: [StreamScan] sec. 3.3's Reduce-Scan-Scan inside one block.
 //
 // The block's values form a matrix of `rows` rows of `row_length` values in
 // shared memory. Phase 1: one thread per row reduces it serially. Phase 2: one
