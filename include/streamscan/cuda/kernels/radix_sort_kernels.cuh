@@ -1,0 +1,54 @@
+// streamscan/cuda/kernels/radix_sort_kernels.cuh - the onesweep radix sort's
+// kernels: the digit histogram of every pass, the digit offsets, and one
+// sorting pass.
+#pragma once
+
+#include <cstdint>
+
+#include "../../sort.hpp"
+#include "../agent/agent_radix_sort.cuh"
+#include "../block/block_scan.cuh"
+
+namespace streamscan::cuda::detail {
+
+// hist: the portion's counts, pass p digit d at p * bins + d (zeroed before).
+template <class K, int THREADS, int ITEMS, int RADIX_BITS>
+__global__ void __launch_bounds__(THREADS)
+    radix_histogram_kernel(const K* keys, std::int64_t n, radix_passes passes,
+                           typename radix_key_traits<K>::bits_type invert, unsigned* hist) {
+  using agent = agent_radix_histogram<K, THREADS, ITEMS, RADIX_BITS>;
+  __shared__ typename agent::temp_storage storage;
+  agent::run(storage, keys, n, passes, invert, hist);
+}
+
+// One block per pass p, a thread per digit d: the output position of portion
+// q's first key with digit d, from the portions' counts. Both arrays hold
+// portion q, pass p, digit d at (q * passes + p) * bins + d.
+template <int RADIX_BITS>
+__global__ void __launch_bounds__(1 << RADIX_BITS)
+    radix_digit_start_kernel(const unsigned* hist, int portions, int passes, std::int64_t* start) {
+  constexpr int bins = 1 << RADIX_BITS;
+  using scan_t = block_scan<unsigned long long, bins, block_scan_algorithm::kogge_stone>;
+  __shared__ typename scan_t::temp_storage storage;
+  const int d = static_cast<int>(threadIdx.x);
+  auto at = [&](int q) { return (std::int64_t{q} * passes + blockIdx.x) * bins + d; };
+  unsigned long long total = 0;
+  for (int q = 0; q < portions; ++q) total += hist[at(q)];
+  streamscan::plus add;
+  unsigned long long running = scan_t(storage).exclusive_scan(total, add);
+  if (d == 0) running = 0;  // exclusive_scan leaves thread 0's result unspecified
+  for (int q = 0; q < portions; ++q) {
+    start[at(q)] = static_cast<std::int64_t>(running);
+    running += hist[at(q)];
+  }
+}
+
+template <class K, class V, bool PAIRS, int THREADS, int ITEMS, int RADIX_BITS, int MIN_BLOCKS>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+    onesweep_kernel(typename agent_onesweep<K, V, PAIRS, THREADS, ITEMS, RADIX_BITS>::params params) {
+  using agent = agent_onesweep<K, V, PAIRS, THREADS, ITEMS, RADIX_BITS>;
+  __shared__ typename agent::temp_storage storage;
+  agent::run(storage, params);
+}
+
+}  // namespace streamscan::cuda::detail

@@ -1,0 +1,36 @@
+// streamscan/tuning/sort.hpp - the radix sort's kernel shapes. No CUDA.
+//
+// Onesweep ([Onesweep]): a tile of threads x items keys is ranked by 8-bit
+// digit in shared memory and scattered once; one status word per (tile,
+// digit) carries the look-back. The histogram pass reads every key once and
+// counts the digits of every pass.
+#pragma once
+
+namespace streamscan::tuning {
+
+struct onesweep_shape {
+  int threads;     // per block; at least 2^radix_bits (a thread owns a digit)
+  int items;       // keys per thread
+  int radix_bits;  // digit width of a pass
+  int min_blocks;  // blocks per SM the registers must allow (occupancy)
+  constexpr int tile_items() const { return threads * items; }
+};
+
+struct radix_histogram_shape {
+  int threads;
+  int items;            // consecutive keys per thread and step
+  int blocks_per_sm;    // grid: blocks_per_sm x SMs, each striding over its part
+};
+
+// Keys of key_bytes bytes with values of value_bytes (0: keys only). The
+// tile is staged in shared memory (keys, then values), at most 32 KiB of it.
+constexpr onesweep_shape onesweep_shape_for(int key_bytes, int value_bytes) {
+  const int widest = key_bytes > value_bytes ? key_bytes : value_bytes;
+  if (widest <= 4) return {256, 16, 8, 3};
+  const int fit = 32768 / (256 * widest);
+  return {256, fit < 1 ? 1 : (fit > 12 ? 12 : fit), 8, 3};
+}
+
+constexpr radix_histogram_shape radix_histogram_shape_for(int /*key_bytes*/) { return {256, 8, 4}; }
+
+}  // namespace streamscan::tuning
