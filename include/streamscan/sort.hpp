@@ -146,8 +146,9 @@ struct less {
 enum class pivot_rule {
   first,   // [ScanPrimitives] 4.1: the first element of each segment (a sorted or
            // reversed segment then splits off one element per two passes)
-  middle,  // the element in the middle of each segment: the same scans plus two
-           // distributes of the segment bounds; splits sorted runs in half
+  middle,  // the element in the middle of each segment, found by distributing the
+           // segment bounds (4 segmented scans a round instead of 3); splits
+           // sorted and reversed runs in half
 };
 
 struct quicksort_options {
