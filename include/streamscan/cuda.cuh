@@ -5,4 +5,5 @@
 #include "cuda/device/device_segmented_reduce.cuh"
 #include "cuda/device/device_segmented_scan.cuh"
 #include "cuda/device/device_select.cuh"
+#include "cuda/device/device_sort.cuh"
 #include "iterators.hpp"
