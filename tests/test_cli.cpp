@@ -60,6 +60,31 @@ TEST(Cli, BenchOptions) {
   EXPECT_EQ(seg.bench.segment_lengths, (std::vector<std::int64_t>{8, 1024}));
 }
 
+TEST(Cli, SortBenchOptions) {
+  const command d = parse({"--primitives", "sort"});
+  EXPECT_EQ(d.bench.primitives, (std::vector<std::string>{"sort"}));
+  EXPECT_EQ(d.bench.key_types, (std::vector<std::string>{"uint32", "uint64", "float", "pairs"}));
+  EXPECT_EQ(d.bench.key_types, sort_key_types());
+  EXPECT_EQ(d.bench.distributions, (std::vector<std::string>{"uniform", "and2", "and3", "and4", "sorted"}));
+  EXPECT_EQ(d.bench.distributions, sort_distributions());
+  EXPECT_FALSE(d.bench.seed_table);
+  EXPECT_EQ(d.bench.log2_sizes, (std::vector<int>{16, 18, 20, 22, 24, 26, 28, 30}));
+  // The sort's algorithms are bench algorithms too, after the scan's.
+  for (const char* a : {"onesweep", "double_buffer", "split", "quicksort"}) EXPECT_TRUE(wants(d.bench, a)) << a;
+  EXPECT_EQ(scan_bench_algorithms().size() + 4, bench_algorithms().size());
+
+  const command c = parse({"bench", "--seed-table", "--key-types", "pairs,uint32", "--distributions", "and4,sorted",
+                           "--algorithms", "cub,split,quicksort", "--primitives", "scan,sort"});
+  EXPECT_TRUE(c.bench.seed_table);  // given before --primitives: checked after the whole line
+  EXPECT_EQ(c.bench.key_types, (std::vector<std::string>{"pairs", "uint32"}));
+  EXPECT_EQ(c.bench.distributions, (std::vector<std::string>{"and4", "sorted"}));
+  EXPECT_TRUE(c.bench.algorithms_given);
+  EXPECT_TRUE(wants(c.bench, "split"));
+  EXPECT_FALSE(wants(c.bench, "onesweep"));
+  EXPECT_EQ(parse({"--primitives", "sort", "--key-types", "all"}).bench.key_types, sort_key_types());
+  EXPECT_EQ(parse({"--primitives", "sort", "--distributions", "all"}).bench.distributions, sort_distributions());
+}
+
 TEST(Cli, SizeForms) {
   EXPECT_EQ(parse_log2_sizes("--sizes", "16..20"), (std::vector<int>{16, 17, 18, 19, 20}));
   EXPECT_EQ(parse_log2_sizes("--sizes", "16..22:3"), (std::vector<int>{16, 19, 22}));
@@ -114,8 +139,8 @@ TEST(Cli, Help) {
   }
   // Every option the parser accepts is in its subcommand's help.
   for (const char* opt :
-       {"--primitives", "--segment-lengths", "--types", "--sizes", "--algorithms", "--repeat", "--json",
-        "--compare-defaults", "--cpu", "--progress"})
+       {"--primitives", "--segment-lengths", "--keep-fractions", "--key-types", "--distributions", "--seed-table",
+        "--types", "--sizes", "--algorithms", "--repeat", "--json", "--compare-defaults", "--cpu", "--progress"})
     EXPECT_NE(help_text("bench").find(opt), std::string::npos) << opt;
   for (const char* opt : {"--types", "--strategies", "--sizes", "--repeat", "--budget", "--output", "--dry-run",
                           "--list", "--progress"})
@@ -137,7 +162,13 @@ TEST(Cli, BadArgumentsNameTheArgument) {
   EXPECT_NE(error_of({"--repeat"}).find("--repeat needs a value"), std::string::npos);
   EXPECT_NE(error_of({"--algorithms", "cub,magic"}).find("'magic'"), std::string::npos);
   EXPECT_NE(error_of({"--progress", "sometimes"}).find("--progress"), std::string::npos);
-  EXPECT_NE(error_of({"--primitives", "sort"}).find("--primitives: unknown value 'sort'"), std::string::npos);
+  EXPECT_NE(error_of({"--primitives", "sorting"}).find("--primitives: unknown value 'sorting'"), std::string::npos);
+  EXPECT_NE(error_of({"--key-types", "int16"}).find("--key-types: unknown value 'int16'"), std::string::npos);
+  EXPECT_NE(error_of({"--key-types", ""}).find("--key-types"), std::string::npos);
+  EXPECT_NE(error_of({"--distributions", "and5"}).find("--distributions: unknown value 'and5'"), std::string::npos);
+  EXPECT_NE(error_of({"--seed-table"}).find("--seed-table is part of the sort bench"), std::string::npos);
+  EXPECT_NE(error_of({"tune", "--key-types", "uint32"}).find("unknown argument '--key-types'"), std::string::npos);
+  EXPECT_NE(error_of({"verify", "--seed-table"}).find("unknown argument '--seed-table'"), std::string::npos);
   EXPECT_NE(error_of({"--segment-lengths", "0"}).find("--segment-lengths"), std::string::npos);
   EXPECT_NE(error_of({"--budget", "10"}).find("unknown argument '--budget'"), std::string::npos);  // tune's
   EXPECT_NE(error_of({"tune", "--types", "float"}).find("--types: unknown value 'float'"), std::string::npos);

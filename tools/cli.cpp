@@ -14,12 +14,28 @@ const std::vector<std::string>& bench_types() {
   return v;
 }
 const std::vector<std::string>& bench_primitives() {
-  static const std::vector<std::string> v = {"scan", "segmented", "select", "segmented_reduce"};
+  static const std::vector<std::string> v = {"scan", "segmented", "select", "segmented_reduce", "sort"};
+  return v;
+}
+const std::vector<std::string>& scan_bench_algorithms() {
+  static const std::vector<std::string> v = {"memcpy",           "cub",           "thrust", "reduce_then_scan",
+                                             "scan_then_add",    "chained",       "decoupled_lookback"};
   return v;
 }
 const std::vector<std::string>& bench_algorithms() {
-  static const std::vector<std::string> v = {"memcpy",           "cub",           "thrust", "reduce_then_scan",
-                                             "scan_then_add",    "chained",       "decoupled_lookback"};
+  static const std::vector<std::string> v = [] {
+    std::vector<std::string> names = scan_bench_algorithms();
+    for (const char* sort : {"onesweep", "double_buffer", "split", "quicksort"}) names.push_back(sort);
+    return names;
+  }();
+  return v;
+}
+const std::vector<std::string>& sort_key_types() {
+  static const std::vector<std::string> v = {"uint32", "uint64", "float", "pairs"};
+  return v;
+}
+const std::vector<std::string>& sort_distributions() {
+  static const std::vector<std::string> v = {"uniform", "and2", "and3", "and4", "sorted"};
   return v;
 }
 const std::vector<std::string>& tune_types() {
@@ -34,6 +50,10 @@ const std::vector<std::string>& tune_algorithms() {
     return names;
   }();
   return v;
+}
+
+bool wants(const bench_options& o, const std::string& a) {
+  return std::find(o.algorithms.begin(), o.algorithms.end(), a) != o.algorithms.end();
 }
 
 namespace {
@@ -142,6 +162,8 @@ command parse_command_line(int argc, const char* const* argv) {
   c.bench.primitives = {"scan"};
   c.bench.segment_lengths = {4, 64, 1024, 1 << 20};
   c.bench.keep_fractions = {0.05, 0.5, 0.95};
+  c.bench.key_types = sort_key_types();
+  c.bench.distributions = sort_distributions();
   c.bench.types = bench_types();
   c.bench.log2_sizes = parse_log2_sizes("--sizes", "16..30:2");
   c.bench.algorithms = bench_algorithms();
@@ -183,6 +205,12 @@ command parse_command_line(int argc, const char* const* argv) {
         c.bench.keep_fractions.push_back(f);
       }
       if (c.bench.keep_fractions.empty()) throw usage_error("--keep-fractions expects a list such as 0.05,0.5,0.95");
+    } else if (c.kind == subcommand::bench && a == "--key-types") {
+      c.bench.key_types = parse_list(a, k.value(), sort_key_types());
+    } else if (c.kind == subcommand::bench && a == "--distributions") {
+      c.bench.distributions = parse_list(a, k.value(), sort_distributions());
+    } else if (c.kind == subcommand::bench && a == "--seed-table") {
+      c.bench.seed_table = true;
     } else if (c.kind == subcommand::bench && a == "--types") {
       c.bench.types = parse_list(a, k.value(), bench_types());
     } else if (c.kind == subcommand::bench && a == "--sizes") {
@@ -223,6 +251,9 @@ command parse_command_line(int argc, const char* const* argv) {
       throw usage_error(sub + ": unknown argument '" + a + "' (see streamscan " + sub + " --help)");
     }
   }
+  const auto& p = c.bench.primitives;
+  if (c.bench.seed_table && std::find(p.begin(), p.end(), "sort") == p.end())
+    throw usage_error("--seed-table is part of the sort bench: add --primitives sort");
   return c;
 }
 
@@ -243,14 +274,28 @@ std::string help_text(const std::string& topic) {
            "                     CUB DeviceSelect::If / DevicePartition::If, thrust::copy_if; 2^24, 2^28)\n"
            "                     segmented_reduce (int32 sums of fixed-length segments: offsets against\n"
            "                     CUB DeviceSegmentedReduce::Sum, head bits and bytes against ReduceByKey)\n"
+           "                     sort (radix_sort_keys/_pairs by strategy and quicksort against CUB\n"
+           "                     DeviceRadixSort::SortKeys/SortPairs with 32- and 64-bit num_items\n"
+           "                     and thrust::sort; outputs must equal CUB's bit for bit; each run\n"
+           "                     after an L2 flush; the notes under the table say what GB/s counts)\n"
            "  --segment-lengths L  segmented, segmented_reduce: segment lengths (default 4,64,1024,1048576)\n"
            "  --keep-fractions F select: fractions selected (default 0.05,0.5,0.95)\n"
+           "  --key-types LIST   sort: uint32,uint64,float,pairs (uint32 keys with uint32 values); default all\n"
+           "  --distributions L  sort: uniform, and2,and3,and4 (each key the AND of 2..4 uniform words:\n"
+           "                     25.96, 17.39, 10.79 bits of entropy in 32 bits; 51.92, 34.79, 21.59 in\n"
+           "                     64), sorted (uniform keys already in order); default all\n"
+           "  --seed-table       sort: also reproduce the sort table of 'Scan Primitives for GPU Computing'\n"
+           "                     (seed 003): 2^22 (its 4M) and 2^28 uniform uint32 keys, global split radix,\n"
+           "                     quicksort, onesweep, CUB and the host's std::sort (one run), whatever\n"
+           "                     --sizes says; printed as a table of its own after the main one\n"
            "  --types LIST       int32,float,uint64,vec4i (16-byte struct, user operator); default all\n"
            "  --sizes SIZES      exponents of 2: 16..30:2 (default; up to 2^24 on the CPU), 20,24,28, 2^26;\n"
            "                     sizes that do not fit in device memory are skipped and reported\n"
-           "  --algorithms LIST  memcpy,cub,thrust,reduce_then_scan,scan_then_add,chained,\n"
-           "                     decoupled_lookback; default all (chained: every shape; its 2D\n"
-           "                     matrix shapes only up to 2^26)\n"
+           "  --algorithms LIST  scan: memcpy,cub,thrust,reduce_then_scan,scan_then_add,chained,\n"
+           "                     decoupled_lookback (chained: every shape; its 2D matrix shapes only up\n"
+           "                     to 2^26); sort: memcpy,cub,thrust,onesweep,double_buffer,split,\n"
+           "                     quicksort (split and quicksort only up to 2^24 unless named here);\n"
+           "                     default all\n"
            "  --repeat R         timed runs per measurement (default 20; 5 on the CPU)\n"
            "  --json FILE        also write the results as JSON (scripts/plot-bench draws them)\n"
            "  --compare-defaults where the tuning file picks another policy than the built-in default,\n"

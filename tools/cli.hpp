@@ -17,14 +17,17 @@ struct usage_error : std::runtime_error {
 enum class progress_mode { automatic, on, off };
 
 struct bench_options {
-  std::vector<std::string> primitives;  // scan, segmented, select
+  std::vector<std::string> primitives;  // scan, segmented, select, segmented_reduce, sort
   std::vector<std::int64_t> segment_lengths;  // segmented: mean segment lengths
   std::vector<double> keep_fractions;   // select: fractions of elements selected
+  std::vector<std::string> key_types;      // sort: uint32, uint64, float, pairs (uint32 keys, uint32 values)
+  std::vector<std::string> distributions;  // sort: uniform, and2, and3, and4, sorted
+  bool seed_table = false;                 // sort: also [ScanPrimitives]' sort table (2^22, 2^28)
   std::vector<std::string> types;       // int32, float, uint64, vec4i
   std::vector<int> log2_sizes;          // 2^k elements
   bool sizes_given = false;             // the CPU caps the default sizes at 2^24
   std::vector<std::string> algorithms;  // memcpy, cub, thrust, and the strategies
-  bool algorithms_given = false;        // chained past 2^26 runs only when named
+  bool algorithms_given = false;        // chained past 2^26, split and quicksort past 2^24 run only when named
   int repeat = 20;
   bool repeat_given = false;            // the CPU runs 5 unless told
   std::string json;
@@ -65,8 +68,14 @@ struct command {
 const std::vector<std::string>& bench_types();
 const std::vector<std::string>& bench_primitives();
 const std::vector<std::string>& bench_algorithms();
+const std::vector<std::string>& scan_bench_algorithms();  // those of the scan bench
+const std::vector<std::string>& sort_key_types();
+const std::vector<std::string>& sort_distributions();
 const std::vector<std::string>& tune_types();
 const std::vector<std::string>& tune_algorithms();
+
+// Whether the bench runs algorithm a (named in --algorithms, or by default).
+bool wants(const bench_options& o, const std::string& a);
 
 // Parses argv[1..argc); throws usage_error.
 command parse_command_line(int argc, const char* const* argv);

@@ -17,14 +17,18 @@ inline void cuda_check(cudaError_t e, const char* what) {
 }
 
 // f(r) runs repetition r (r lets callers rotate buffers); returns the median ms.
-template <class F>
-double median_ms(int repeats, F f, cudaStream_t stream = nullptr) {
+// setup(r), when given, runs before each f(r) (the warm-up too) and outside
+// its timing: e.g. to restore an input that f sorts in place.
+template <class F, class Setup>
+double median_ms(int repeats, F f, cudaStream_t stream, Setup setup) {
   cudaEvent_t start, stop;
   cuda_check(cudaEventCreate(&start), "cudaEventCreate");
   cuda_check(cudaEventCreate(&stop), "cudaEventCreate");
+  setup(0);
   f(0);  // warm-up
   std::vector<double> times;
   for (int r = 0; r < repeats; ++r) {
+    setup(r + 1);
     cuda_check(cudaEventRecord(start, stream), "cudaEventRecord");
     f(r + 1);
     cuda_check(cudaEventRecord(stop, stream), "cudaEventRecord");
@@ -37,6 +41,11 @@ double median_ms(int repeats, F f, cudaStream_t stream = nullptr) {
   cudaEventDestroy(stop);
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
+}
+
+template <class F>
+double median_ms(int repeats, F f, cudaStream_t stream = nullptr) {
+  return median_ms(repeats, f, stream, [](int) {});
 }
 
 // Times fa and fb alternately, `repeats` times each after one warm-up of

@@ -19,12 +19,12 @@
 namespace streamscan_tool {
 namespace {
 
-bool wants(const bench_options& o, const std::string& a) {
-  return std::find(o.algorithms.begin(), o.algorithms.end(), a) != o.algorithms.end();
-}
-
 // How many measurements one (type, size) makes, for the progress count.
-int measurements(const bench_options& o) { return static_cast<int>(o.algorithms.size()); }
+int measurements(const bench_options& o) {
+  int count = 0;
+  for (const auto& a : scan_bench_algorithms()) count += wants(o, a) ? 1 : 0;
+  return count;
+}
 
 template <class T, class Op>
 void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench_report& rep, progress& bar) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 #include <stdexcept>
 
@@ -25,12 +26,14 @@ std::string json_escape(const std::string& s) {
 
 void finish_ratios(bench_report& r) {
   for (auto& row : r.rows) {
+    double cub_ms = 0;
     for (const auto& base : r.rows) {
       if (base.type != row.type || base.log2n != row.log2n || base.ms <= 0) continue;
       // memcpy of the same bytes: scale its time when the row moves a different amount.
       if (is_memcpy(base.algorithm)) row.pct_memcpy = 100.0 * (base.ms * row.bytes / base.bytes) / row.ms;
-      if (is_cub(base.algorithm)) row.vs_cub = base.ms / row.ms;
+      if (is_cub(base.algorithm) && (cub_ms == 0 || base.ms < cub_ms)) cub_ms = base.ms;
     }
+    if (cub_ms > 0) row.vs_cub = cub_ms / row.ms;
   }
 }
 
@@ -42,8 +45,15 @@ bool all_verified(const bench_report& r) {
 
 void print_table(std::FILE* to, const bench_report& r) {
   const bool cpu = r.backend == "cpu";
-  std::fprintf(to, "%-6s %-5s %-24s %-26s %10s %9s %8s %8s %7s %s\n", "type", "n", "algorithm", "policy",
-               "median ms", "Gelem/s", "GB/s", "%memcpy", cpu ? "vs seq" : "vs CUB", "verified");
+  // Columns as wide as their longest entry (group names such as "uint32+uint32/and3" run long).
+  int type_w = 6, algorithm_w = 24, policy_w = 26;
+  for (const auto& row : r.rows) {
+    type_w = std::max(type_w, static_cast<int>(row.type.size()));
+    algorithm_w = std::max(algorithm_w, static_cast<int>(row.algorithm.size()));
+    policy_w = std::max(policy_w, static_cast<int>(row.policy.size()));
+  }
+  std::fprintf(to, "%-*s %-5s %-*s %-*s %10s %9s %8s %8s %7s %s\n", type_w, "type", "n", algorithm_w, "algorithm",
+               policy_w, "policy", "median ms", "Gelem/s", "GB/s", "%memcpy", cpu ? "vs seq" : "vs CUB", "verified");
   std::string last;
   for (const auto& row : r.rows) {
     const std::string group = row.type + std::to_string(row.log2n);
@@ -54,17 +64,19 @@ void print_table(std::FILE* to, const bench_report& r) {
     if (row.pct_memcpy > 0) std::snprintf(pct, sizeof pct, "%.1f%%", row.pct_memcpy);
     if (row.vs_cub > 0) std::snprintf(vs, sizeof vs, "%.2fx", row.vs_cub);
     const double s = row.ms / 1e3;
-    std::fprintf(to, "%-6s %-5s %-24s %-26s %10.4f %9.2f %8.1f %8s %7s %s\n", row.type.c_str(), n,
-                 row.algorithm.c_str(), row.policy.c_str(), row.ms, row.n / s / 1e9, row.bytes / s / 1e9, pct, vs,
-                 row.verified ? "yes" : "NO");
+    std::fprintf(to, "%-*s %-5s %-*s %-*s %10.4f %9.2f %8.1f %8s %7s %s\n", type_w, row.type.c_str(), n, algorithm_w,
+                 row.algorithm.c_str(), policy_w, row.policy.c_str(), row.ms, row.n / s / 1e9, row.bytes / s / 1e9,
+                 pct, vs, row.verified ? "ok" : "WRONG");
   }
   for (const auto& s : r.skipped) std::fprintf(to, "skipped: %s\n", s.c_str());
   std::fprintf(to,
-               "GB/s counts the bytes a scan must move (read n + write n values); %%memcpy compares with a\n"
-               "%s copy of the same bytes; %s; median of %d timed runs after a warm-up.\n",
-               cpu ? "std::memcpy" : "device-to-device", cpu ? "vs seq: speedup over std::inclusive_scan"
-                                                             : "vs CUB: speedup over CUB's scan",
-               r.repeat);
+               "GB/s counts the bytes a call must move (a scan: read n + write n values); %%memcpy compares\n"
+               "with a %s copy of the same bytes; median of %d timed runs after a warm-up;\n"
+               "%s;\nverified: the output equals the reference (ok) or not (WRONG).\n",
+               cpu ? "std::memcpy" : "device-to-device", r.repeat,
+               cpu ? "vs seq: speedup over std::inclusive_scan"
+                   : "vs CUB: speedup over the group's CUB call (the faster of two)");
+  for (const auto& line : r.notes) std::fprintf(to, "%s\n", line.c_str());
 }
 
 std::string utc_now() {
@@ -86,7 +98,10 @@ void write_json(const std::string& path, const bench_report& r) {
                r.backend == "cpu" ? "std::inclusive_scan" : "cub");
   for (std::size_t i = 0; i < r.skipped.size(); ++i)
     std::fprintf(f, "%s\"%s\"", i ? ", " : "", json_escape(r.skipped[i]).c_str());
-  std::fprintf(f, "],\n  \"results\": [\n");
+  std::fprintf(f, "],\n  \"notes\": [");
+  for (std::size_t i = 0; i < r.notes.size(); ++i)
+    std::fprintf(f, "%s\n    \"%s\"", i ? "," : "", json_escape(r.notes[i]).c_str());
+  std::fprintf(f, "%s],\n  \"results\": [\n", r.notes.empty() ? "" : "\n  ");
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const auto& row = r.rows[i];
     const double s = row.ms / 1e3;

@@ -32,10 +32,12 @@ struct bench_report {
   int repeat = 0;
   std::vector<bench_row> rows;
   std::vector<std::string> skipped;  // "vec4i 2^30: needs 48 GiB"
+  std::vector<std::string> notes;    // lines printed after the table (what a primitive counts, extra tables)
 };
 
-// memcpy / CUB ratios of every row, from the rows of the same type and size.
-// On the CPU the baseline rows are "std::memcpy" and "std::inclusive_scan".
+// memcpy / CUB ratios of every row, from the rows of the same type and size;
+// where a group has several CUB rows, the fastest is the baseline. On the CPU
+// the baseline rows are "std::memcpy" and "std::inclusive_scan".
 void finish_ratios(bench_report& r);
 
 bool all_verified(const bench_report& r);

@@ -35,6 +35,7 @@ int bench(const command& c, const std::string& line) {
       const int r = p == "segmented" ? gpu_bench_segmented(c.bench, rep)
                     : p == "select"  ? gpu_bench_select(c.bench, rep)
                     : p == "segmented_reduce" ? gpu_bench_segmented_reduce(c.bench, rep)
+                    : p == "sort"    ? gpu_bench_sort(c.bench, rep)
                                      : gpu_bench(c.bench, rep);
       rc = rc != 0 ? rc : r;
     }
@@ -56,7 +57,7 @@ int bench(const command& c, const std::string& line) {
     write_json(c.bench.json, rep);
     std::printf("wrote %s\n", c.bench.json.c_str());
   }
-  if (rc != 0) std::printf("bench: some outputs were WRONG (verified = NO)\n");
+  if (rc != 0) std::printf("bench: some outputs were WRONG (verified = WRONG)\n");
   return rc;
 }
 
