@@ -15,6 +15,7 @@
 #include "segmented_reduce_test_body.hpp"
 #include "segmented_test_body.hpp"
 #include "select_test_body.hpp"
+#include "sort_test_body.hpp"
 
 namespace streamscan_test {
 
@@ -228,6 +229,48 @@ struct cpu_backend {
     streamscan::cpu::segmented_reduce(in, out.data(), n, streamscan::segment_offsets{offsets.data(), m}, std::int64_t{0});
   }
 
+  // ---- sorts (sort_test_body.hpp) ----
+  // No tiles here: the GPU's onesweep tile, so that the same edge sizes run.
+  template <class K, int ValueBytes>
+  static std::int64_t sort_tile_items() {
+    return 4096;
+  }
+
+  template <class K>
+  static streamscan::status run_sort_keys(const sort_request& req, const std::vector<K>& keys, std::vector<K>& out) {
+    std::vector<no_sort_values> none;
+    return run_sort(req, keys, none, out, none);
+  }
+  template <class K, class V>
+  static streamscan::status run_sort_pairs(const sort_request& req, const std::vector<K>& keys,
+                                           const std::vector<V>& values, std::vector<K>& keys_out,
+                                           std::vector<V>& values_out) {
+    return run_sort(req, keys, values, keys_out, values_out);
+  }
+  template <class K, class Less>
+  static streamscan::status run_quicksort(const quicksort_request& req, const std::vector<K>& in, std::vector<K>& out,
+                                          Less less) {
+    namespace ss = streamscan;
+    const auto n = static_cast<std::int64_t>(in.size());
+    if (req.in_place) out = in;
+    const K* src = req.fault == sort_fault::null_keys_in ? nullptr : req.in_place ? out.data() : in.data();
+    K* dst = req.fault == sort_fault::null_keys_out ? nullptr : out.data();
+    const std::int64_t n_call = req.fault == sort_fault::negative_n ? -1 : n;
+    if (req.form == sort_form::convenience) {
+      try {
+        ss::cpu::quicksort(src, dst, n_call, req.options, less);
+        return ss::status::ok();
+      } catch (const ss::error& e) {
+        return e.get_status();
+      }
+    }
+    std::size_t bytes = 0;
+    if (ss::status s = ss::cpu::quicksort(nullptr, bytes, src, dst, n, req.options, less); !s) return s;
+    std::vector<unsigned char> temp(bytes + 1);
+    std::size_t given = req.fault == sort_fault::temp_too_small ? bytes - 1 : bytes;
+    return ss::cpu::quicksort(temp.data() + 1, given, src, dst, n_call, req.options, less);  // no alignment needed
+  }
+
   template <class In, class Out, class Op>
   static void run(const run_request& req, const std::vector<In>& in, std::vector<Out>& out, Op op, Out init) {
     const auto n = static_cast<std::int64_t>(in.size());
@@ -246,6 +289,69 @@ struct cpu_backend {
   }
 
  private:
+  // Keys only when V is no_sort_values.
+  template <class K, class V>
+  static streamscan::status run_sort(const sort_request& req, const std::vector<K>& keys, const std::vector<V>& values,
+                                     std::vector<K>& keys_out, std::vector<V>& values_out) {
+    namespace ss = streamscan;
+    constexpr bool pairs = !std::is_same_v<V, no_sort_values>;
+    const auto n = static_cast<std::int64_t>(keys.size());
+    const std::int64_t n_call = req.fault == sort_fault::negative_n ? -1 : n;
+    ss::sort_options query_options = req.options;
+    if (req.query_full_bits) query_options.begin_bit = 0, query_options.end_bit = -1;
+    if (req.form == sort_form::double_buffer) {
+      std::vector<K> k0 = keys, k1(keys.size());
+      std::vector<V> v0 = values, v1(values.size());
+      poison(k1);
+      poison(v1);
+      ss::double_buffer<K> kdb(k0.data(), k1.data());
+      ss::double_buffer<V> vdb(v0.data(), v1.data());
+      auto invoke = [&](void* t, std::size_t& b, const ss::sort_options& o, std::int64_t m) {
+        if constexpr (pairs) return ss::cpu::radix_sort_pairs(t, b, kdb, vdb, m, o);
+        else return ss::cpu::radix_sort_keys(t, b, kdb, m, o);
+      };
+      std::size_t bytes = 0;
+      ss::status s = invoke(nullptr, bytes, query_options, n);
+      if (s) {  // else the query's error; current() still comes back
+        std::vector<unsigned char> temp(bytes + 1);
+        s = invoke(temp.data() + 1, bytes, req.options, n_call);  // no alignment needed
+      }
+      EXPECT_TRUE(kdb.current() == k0.data() || kdb.current() == k1.data()) << "keys.current() is neither buffer";
+      std::copy(kdb.current(), kdb.current() + n, keys_out.begin());
+      if constexpr (pairs) {
+        EXPECT_EQ(vdb.selector & 1, kdb.selector & 1) << "keys and values ended in different buffers";
+        std::copy(vdb.current(), vdb.current() + n, values_out.begin());
+      }
+      return s;
+    }
+    if (req.in_place) {
+      keys_out = keys;
+      values_out = values;
+    }
+    const K* kin = req.fault == sort_fault::null_keys_in ? nullptr : req.in_place ? keys_out.data() : keys.data();
+    K* kout = req.fault == sort_fault::null_keys_out ? nullptr : keys_out.data();
+    const V* vin = req.fault == sort_fault::null_values_in ? nullptr : req.in_place ? values_out.data() : values.data();
+    V* vout = req.fault == sort_fault::null_values_out ? nullptr : values_out.data();
+    auto invoke = [&](void* t, std::size_t& b, const ss::sort_options& o, std::int64_t m) {
+      if constexpr (pairs) return ss::cpu::radix_sort_pairs(t, b, kin, kout, vin, vout, m, o);
+      else return ss::cpu::radix_sort_keys(t, b, kin, kout, m, o);
+    };
+    if (req.form == sort_form::convenience) {
+      try {
+        if constexpr (pairs) ss::cpu::radix_sort_pairs(kin, kout, vin, vout, n_call, req.options);
+        else ss::cpu::radix_sort_keys(kin, kout, n_call, req.options);
+        return ss::status::ok();
+      } catch (const ss::error& e) {
+        return e.get_status();
+      }
+    }
+    std::size_t bytes = 0;
+    if (ss::status s = invoke(nullptr, bytes, query_options, n); !s) return s;
+    std::vector<unsigned char> temp(bytes + 1);
+    std::size_t given = req.fault == sort_fault::temp_too_small ? bytes - 1 : bytes;
+    return invoke(temp.data() + 1, given, req.options, n_call);  // no alignment needed
+  }
+
   template <class InIt, class OutIt, class Op, class Out>
   static void call(const run_request& req, InIt in, OutIt out, std::int64_t n, Op op, Out init) {
     namespace ss = streamscan;

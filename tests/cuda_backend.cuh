@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <streamscan/cuda.cuh>
+#include <streamscan/tuning/sort.hpp>
 
 #include "common/cuda_helpers.cuh"
 #include "common/wrapped_iterator.hpp"
@@ -14,6 +15,7 @@
 #include "segmented_reduce_test_body.hpp"
 #include "segmented_test_body.hpp"
 #include "select_test_body.hpp"
+#include "sort_test_body.hpp"
 
 namespace streamscan_test {
 
@@ -347,6 +349,59 @@ struct cuda_backend {
     d_out.download(out);
   }
 
+  // ---- sorts (sort_test_body.hpp) ----
+  // The onesweep tile of these keys and values (value_bytes 0: keys only).
+  template <class K, int ValueBytes>
+  static std::int64_t sort_tile_items() {
+    return streamscan::tuning::onesweep_shape_for(static_cast<int>(sizeof(K)), ValueBytes).tile_items();
+  }
+
+  template <class K>
+  static streamscan::status run_sort_keys(const sort_request& req, const std::vector<K>& keys, std::vector<K>& out) {
+    std::vector<no_sort_values> none;
+    return run_sort(req, keys, none, out, none);
+  }
+  template <class K, class V>
+  static streamscan::status run_sort_pairs(const sort_request& req, const std::vector<K>& keys,
+                                           const std::vector<V>& values, std::vector<K>& keys_out,
+                                           std::vector<V>& values_out) {
+    return run_sort(req, keys, values, keys_out, values_out);
+  }
+  template <class K, class Less>
+  static streamscan::status run_quicksort(const quicksort_request& req, const std::vector<K>& in, std::vector<K>& out,
+                                          Less less) {
+    namespace ss = streamscan;
+    const auto n = static_cast<std::int64_t>(in.size());
+    const cudaStream_t stream = test_stream();
+    device_buffer<K> d_in(in.size()), d_out(out.size());
+    d_in.upload(in);
+    d_out.upload(req.in_place ? in : out);  // out arrives poisoned
+    const K* src = req.fault == sort_fault::null_keys_in ? nullptr : req.in_place ? d_out.get() : d_in.get();
+    K* dst = req.fault == sort_fault::null_keys_out ? nullptr : d_out.get();
+    const std::int64_t n_call = req.fault == sort_fault::negative_n ? -1 : n;
+    ss::status s;
+    if (req.form == sort_form::convenience) {
+      try {
+        ss::cuda::quicksort(src, dst, n_call, stream, req.options, less);
+      } catch (const ss::error& e) {
+        s = e.get_status();
+      }
+    } else {
+      std::size_t bytes = 0;
+      s = ss::cuda::quicksort(nullptr, bytes, src, dst, n, stream, req.options, less);
+      if (s) {
+        device_buffer<unsigned char> temp(bytes + 1);
+        std::size_t given = req.fault == sort_fault::temp_too_small ? bytes - 1 : bytes;
+        s = ss::cuda::quicksort(temp.get() + 1, given, src, dst, n_call, stream, req.options, less);  // no alignment needed
+        STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
+      }
+    }
+    STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
+    STREAMSCAN_TEST_CUDA(cudaGetLastError());
+    d_out.download(out);
+    return s;
+  }
+
   template <class In, class Out, class Op>
   static void run(const run_request& req, const std::vector<In>& in, std::vector<Out>& out, Op op, Out init) {
     const auto n = static_cast<std::int64_t>(in.size());
@@ -369,6 +424,82 @@ struct cuda_backend {
       }
     }
     d_out.download(out);
+  }
+
+ private:
+  // Keys only when V is no_sort_values.
+  template <class K, class V>
+  static streamscan::status run_sort(const sort_request& req, const std::vector<K>& keys, const std::vector<V>& values,
+                                     std::vector<K>& keys_out, std::vector<V>& values_out) {
+    namespace ss = streamscan;
+    constexpr bool pairs = !std::is_same_v<V, no_sort_values>;
+    const auto n = static_cast<std::int64_t>(keys.size());
+    const std::int64_t n_call = req.fault == sort_fault::negative_n ? -1 : n;
+    const cudaStream_t stream = test_stream();
+    ss::sort_options query_options = req.options;
+    if (req.query_full_bits) query_options.begin_bit = 0, query_options.end_bit = -1;
+    device_buffer<K> d_kin(keys.size()), d_kout(keys.size());
+    device_buffer<V> d_vin(values.size()), d_vout(values.size());
+    d_kin.upload(keys);
+    d_vin.upload(values);
+    ss::status s;
+    if (req.form == sort_form::double_buffer) {
+      d_kout.upload(keys_out);  // the alternates arrive poisoned
+      d_vout.upload(values_out);
+      ss::double_buffer<K> kdb(d_kin.get(), d_kout.get());
+      ss::double_buffer<V> vdb(d_vin.get(), d_vout.get());
+      auto invoke = [&](void* t, std::size_t& b, const ss::sort_options& o, std::int64_t m) {
+        if constexpr (pairs) return ss::cuda::radix_sort_pairs(t, b, kdb, vdb, m, stream, o);
+        else return ss::cuda::radix_sort_keys(t, b, kdb, m, stream, o);
+      };
+      std::size_t bytes = 0;
+      s = invoke(nullptr, bytes, query_options, n);
+      if (s) {  // else the query's error; current() still comes back
+        device_buffer<unsigned char> temp(bytes + 1);
+        s = invoke(temp.get() + 1, bytes, req.options, n_call);  // no alignment needed
+      }
+      STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
+      STREAMSCAN_TEST_CUDA(cudaGetLastError());
+      EXPECT_TRUE(kdb.current() == d_kin.get() || kdb.current() == d_kout.get()) << "keys.current() is neither buffer";
+      (kdb.current() == d_kin.get() ? d_kin : d_kout).download(keys_out);
+      if constexpr (pairs) {
+        EXPECT_EQ(vdb.selector & 1, kdb.selector & 1) << "keys and values ended in different buffers";
+        (vdb.current() == d_vin.get() ? d_vin : d_vout).download(values_out);
+      }
+      return s;
+    }
+    d_kout.upload(req.in_place ? keys : keys_out);  // out arrives poisoned
+    d_vout.upload(req.in_place ? values : values_out);
+    const K* kin = req.fault == sort_fault::null_keys_in ? nullptr : req.in_place ? d_kout.get() : d_kin.get();
+    K* kout = req.fault == sort_fault::null_keys_out ? nullptr : d_kout.get();
+    const V* vin = req.fault == sort_fault::null_values_in ? nullptr : req.in_place ? d_vout.get() : d_vin.get();
+    V* vout = req.fault == sort_fault::null_values_out ? nullptr : d_vout.get();
+    if (req.form == sort_form::convenience) {
+      try {
+        if constexpr (pairs) ss::cuda::radix_sort_pairs(kin, kout, vin, vout, n_call, stream, req.options);
+        else ss::cuda::radix_sort_keys(kin, kout, n_call, stream, req.options);
+      } catch (const ss::error& e) {
+        s = e.get_status();
+      }
+    } else {
+      auto invoke = [&](void* t, std::size_t& b, const ss::sort_options& o, std::int64_t m) {
+        if constexpr (pairs) return ss::cuda::radix_sort_pairs(t, b, kin, kout, vin, vout, m, stream, o);
+        else return ss::cuda::radix_sort_keys(t, b, kin, kout, m, stream, o);
+      };
+      std::size_t bytes = 0;
+      s = invoke(nullptr, bytes, query_options, n);
+      if (s) {  // else the query's error; the output still comes back
+        device_buffer<unsigned char> temp(bytes + 1);
+        std::size_t given = req.fault == sort_fault::temp_too_small ? bytes - 1 : bytes;
+        s = invoke(temp.get() + 1, given, req.options, n_call);  // no alignment needed
+        STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
+      }
+    }
+    STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
+    STREAMSCAN_TEST_CUDA(cudaGetLastError());
+    d_kout.download(keys_out);
+    if constexpr (pairs) d_vout.download(values_out);
+    return s;
   }
 
  private:

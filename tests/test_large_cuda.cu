@@ -341,3 +341,51 @@ TEST(large_cuda, pipelined_segmented_past_two_to_the_31) {
     EXPECT_EQ(mismatches, 0) << "first mismatch at " << first;
   }
 }
+
+// Radix sort past 2^31 keys: the onesweep passes run as several portions
+// (each look-back counts 30 bits). uint8 keys hashed from the index, values
+// the input index, sorted in place; checked on the host: keys in order, each
+// value names an input of its key, and equal keys keep input order (stable),
+// which with n distinct values makes the output a permutation.
+namespace {
+__global__ void fill_sort_input(std::uint8_t* keys, std::uint32_t* values, std::int64_t n, std::uint64_t salt) {
+  const hashed_bytes h{salt, 0};
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    keys[i] = h[i];
+    values[i] = static_cast<std::uint32_t>(i);
+  }
+}
+}  // namespace
+
+TEST(large_cuda, radix_sort_pairs_past_two_to_the_31_in_place) {
+  if (!st::gpu_present()) GTEST_SKIP() << "cuda back end unavailable: no GPU";
+  auto rng = st::make_rng("large_cuda_sort");
+  const std::int64_t n = (std::int64_t{1} << 31) + 4099 + static_cast<std::int64_t>(rng() % 100000);
+  size_t free_bytes = 0, total_bytes = 0;
+  STREAMSCAN_TEST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < static_cast<size_t>(n) * 12 + (size_t{1} << 30)) GTEST_SKIP() << "needs 26 GiB of free GPU memory";
+  const std::uint64_t salt = rng();
+  SCOPED_TRACE(std::string("seed ") + std::to_string(st::global_seed()) + " n=" + std::to_string(n));
+  st::device_buffer<std::uint8_t> keys(static_cast<std::size_t>(n));
+  st::device_buffer<std::uint32_t> values(static_cast<std::size_t>(n));
+  fill_sort_input<<<1024, 256>>>(keys.get(), values.get(), n, salt);
+  STREAMSCAN_TEST_CUDA(cudaGetLastError());
+  ss::cuda::radix_sort_pairs(keys.get(), keys.get(), values.get(), values.get(), n);
+  STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+  std::vector<std::uint8_t> k;
+  std::vector<std::uint32_t> v;
+  keys.download(k);
+  values.download(v);
+  const hashed_bytes h{salt, 0};
+  std::int64_t bad_order = 0, bad_value = 0, unstable = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto at = static_cast<std::size_t>(i);
+    if (i > 0 && k[at] < k[at - 1]) ++bad_order;
+    if (static_cast<std::int64_t>(v[at]) >= n || h[v[at]] != k[at]) ++bad_value;
+    if (i > 0 && k[at] == k[at - 1] && v[at] <= v[at - 1]) ++unstable;
+  }
+  EXPECT_EQ(bad_order, 0);
+  EXPECT_EQ(bad_value, 0);
+  EXPECT_EQ(unstable, 0);
+}

@@ -5,4 +5,5 @@
 #include "cpu/segmented_reduce.hpp"
 #include "cpu/segmented_scan.hpp"
 #include "cpu/select.hpp"
+#include "cpu/sort.hpp"
 #include "iterators.hpp"

@@ -94,7 +94,7 @@ status onesweep_sort(const char* fn, void* temp, std::size_t& temp_bytes, const 
   const std::size_t keys_bytes = keys_alt ? temp_bytes_for<K>(n) : 0;
   std::size_t values_bytes = 0;
   if constexpr (pairs) values_bytes = values_alt ? temp_bytes_for<V>(n) : 0;
-  const std::size_t required = hist_bytes + start_bytes + status_bytes + keys_bytes + values_bytes;
+  const std::size_t required = 255 + hist_bytes + start_bytes + status_bytes + keys_bytes + values_bytes;  // any alignment
   if (temp == nullptr) {
     temp_bytes = required;
     return status::ok();
@@ -102,7 +102,7 @@ status onesweep_sort(const char* fn, void* temp, std::size_t& temp_bytes, const 
   if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
   if (n == 0) return status::ok();
 
-  auto* bytes = static_cast<unsigned char*>(temp);
+  auto* bytes = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(temp) + 255) / 256 * 256);
   auto* hist = reinterpret_cast<unsigned*>(bytes);
   auto* start = reinterpret_cast<std::int64_t*>(bytes + hist_bytes);
   auto* counter = reinterpret_cast<unsigned long long*>(bytes + hist_bytes + start_bytes);
