@@ -236,17 +236,6 @@ struct cpu_backend {
     return 4096;
   }
 
-  template <class K>
-  static streamscan::status run_sort_keys(const sort_request& req, const std::vector<K>& keys, std::vector<K>& out) {
-    std::vector<no_sort_values> none;
-    return run_sort(req, keys, none, out, none);
-  }
-  template <class K, class V>
-  static streamscan::status run_sort_pairs(const sort_request& req, const std::vector<K>& keys,
-                                           const std::vector<V>& values, std::vector<K>& keys_out,
-                                           std::vector<V>& values_out) {
-    return run_sort(req, keys, values, keys_out, values_out);
-  }
   template <class K, class Less>
   static streamscan::status run_quicksort(const quicksort_request& req, const std::vector<K>& in, std::vector<K>& out,
                                           Less less) {
@@ -288,7 +277,6 @@ struct cpu_backend {
     }
   }
 
- private:
   // Keys only when V is no_sort_values.
   template <class K, class V>
   static streamscan::status run_sort(const sort_request& req, const std::vector<K>& keys, const std::vector<V>& values,
@@ -352,6 +340,7 @@ struct cpu_backend {
     return invoke(temp.data() + 1, given, req.options, n_call);  // no alignment needed
   }
 
+ private:
   template <class InIt, class OutIt, class Op, class Out>
   static void call(const run_request& req, InIt in, OutIt out, std::int64_t n, Op op, Out init) {
     namespace ss = streamscan;

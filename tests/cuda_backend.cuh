@@ -356,17 +356,6 @@ struct cuda_backend {
     return streamscan::tuning::onesweep_shape_for(static_cast<int>(sizeof(K)), ValueBytes).tile_items();
   }
 
-  template <class K>
-  static streamscan::status run_sort_keys(const sort_request& req, const std::vector<K>& keys, std::vector<K>& out) {
-    std::vector<no_sort_values> none;
-    return run_sort(req, keys, none, out, none);
-  }
-  template <class K, class V>
-  static streamscan::status run_sort_pairs(const sort_request& req, const std::vector<K>& keys,
-                                           const std::vector<V>& values, std::vector<K>& keys_out,
-                                           std::vector<V>& values_out) {
-    return run_sort(req, keys, values, keys_out, values_out);
-  }
   template <class K, class Less>
   static streamscan::status run_quicksort(const quicksort_request& req, const std::vector<K>& in, std::vector<K>& out,
                                           Less less) {
@@ -426,7 +415,6 @@ struct cuda_backend {
     d_out.download(out);
   }
 
- private:
   // Keys only when V is no_sort_values.
   template <class K, class V>
   static streamscan::status run_sort(const sort_request& req, const std::vector<K>& keys, const std::vector<V>& values,

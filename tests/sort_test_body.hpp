@@ -6,8 +6,8 @@
 // A back end adapter provides, besides name/available()/many_tiles/large_size:
 //   sort_tile_items<K, value_bytes>()   the radix sort's tile for those keys and
 //                                       values (value_bytes 0: keys only), to hit its edges
-//   run_sort_keys<K>(sort_request, keys, keys_out) -> status
-//   run_sort_pairs<K, V>(sort_request, keys, values, keys_out, values_out) -> status
+//   run_sort<K, V>(sort_request, keys, values, keys_out, values_out) -> status
+//                                       (V = no_sort_values: keys only, values empty)
 //   run_quicksort<K>(quicksort_request, keys, out, less) -> status
 // Outputs arrive poisoned and sized n; the input has n elements. The adapter
 // copies the input to the device (if any), runs the form the request names
@@ -84,6 +84,12 @@ struct quicksort_request {
 
 // The value type of the adapters' keys-only path.
 struct no_sort_values {};
+
+template <class Backend, class K>
+streamscan::status run_sort_keys(const sort_request& req, const std::vector<K>& keys, std::vector<K>& out) {
+  std::vector<no_sort_values> none;
+  return Backend::run_sort(req, keys, none, out, none);
+}
 
 // A 12-byte value for pairs.
 struct value12 {
@@ -311,7 +317,7 @@ void expect_sorted_keys(const sort_request& req, const std::vector<K>& keys, con
                         const std::string& where) {
   std::vector<K> out(keys.size());
   poison(out);
-  const streamscan::status s = Backend::run_sort_keys(req, keys, out);
+  const streamscan::status s = run_sort_keys<Backend>(req, keys, out);
   ASSERT_TRUE(s.is_ok()) << s.message() << " " << where;
   ASSERT_TRUE(same_bits(out, want)) << where;
 }
@@ -324,7 +330,7 @@ void expect_sorted_pairs(const sort_request& req, const std::vector<K>& keys, co
   std::vector<V> values_out(values.size());
   poison(keys_out);
   poison(values_out);
-  const streamscan::status s = Backend::run_sort_pairs(req, keys, values, keys_out, values_out);
+  const streamscan::status s = Backend::run_sort(req, keys, values, keys_out, values_out);
   ASSERT_TRUE(s.is_ok()) << s.message() << " " << where;
   ASSERT_TRUE(same_bits(keys_out, permuted(keys, perm))) << "keys: " << where;
   ASSERT_TRUE(same_bits(values_out, permuted(values, perm))) << "values: " << where;
@@ -557,8 +563,8 @@ void check_sort_errors() {
         std::vector<std::uint32_t> keys_out(n), values_out(n);
         poison(keys_out);
         poison(values_out);
-        const ss::status s = pairs ? Backend::run_sort_pairs(req, keys, values, keys_out, values_out)
-                                   : Backend::run_sort_keys(req, keys, keys_out);
+        const ss::status s = pairs ? Backend::run_sort(req, keys, values, keys_out, values_out)
+                                   : run_sort_keys<Backend>(req, keys, keys_out);
         EXPECT_EQ(s.code(), c.code) << s.message() << " | " << where.str();
         EXPECT_NE(s.message().find(c.text), std::string::npos) << s.message() << " | " << where.str();
         if (in_place) {  // the input, untouched
@@ -581,7 +587,7 @@ void check_sort_errors() {
     sort_request req;
     req.fault = f;
     std::vector<std::uint32_t> none;
-    const ss::status s = Backend::run_sort_keys(req, none, none);
+    const ss::status s = run_sort_keys<Backend>(req, none, none);
     EXPECT_TRUE(s.is_ok()) << s.message() << " n=0 with a null pointer";
   }
 
