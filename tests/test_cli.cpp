@@ -93,6 +93,15 @@ TEST(Cli, SizeForms) {
   EXPECT_EQ(parse_log2_sizes("--sizes", "0"), (std::vector<int>{0}));
 }
 
+TEST(Cli, FlagEqualsValueIsTheSameAsTwoArguments) {
+  EXPECT_EQ(parse({"--sizes=20,24"}).bench.log2_sizes, (std::vector<int>{20, 24}));
+  EXPECT_EQ(parse({"--sizes=20", "--repeat", "3"}).bench.repeat, 3);
+  EXPECT_EQ(parse({"tune", "--strategies=chained"}).tune.algorithms.size(), 1u);
+  EXPECT_NE(error_of({"--sizes="}).find("--sizes"), std::string::npos);  // an empty value is still a value
+  EXPECT_NE(error_of({"--primitives", "sort", "--seed-table=yes"}).find("--seed-table takes no value"),
+            std::string::npos);
+}
+
 TEST(Cli, AllSelectsEveryValue) {
   EXPECT_EQ(parse({"--types", "all"}).bench.types, bench_types());
   EXPECT_EQ(parse({"tune", "--strategies", "chained,all"}).tune.algorithms.size(), tune_algorithms().size());

@@ -100,12 +100,37 @@ progress_mode parse_progress(const std::string& text) {
 }
 
 // Walks the arguments of one subcommand: `value()` takes the next one.
+// `--flag=value` is the same as `--flag value`.
 struct cursor {
   int argc;
   const char* const* argv;
   int i;
   std::string flag;
+  std::string inline_value;  // after '=' in the current argument
+  bool has_inline = false;
+
+  // Reads argument i: the flag, and its value when written with '='. A
+  // value after '=' that the flag did not take is an error.
+  void take(int at) {
+    finish();
+    i = at;
+    flag = argv[i];
+    has_inline = false;
+    const std::size_t eq = flag.find('=');
+    if (flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      inline_value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+      has_inline = true;
+    }
+  }
+  void finish() {
+    if (has_inline) throw usage_error(flag + " takes no value (got '" + flag + "=" + inline_value + "')");
+  }
   std::string value() {
+    if (has_inline) {
+      has_inline = false;
+      return inline_value;
+    }
     if (i + 1 >= argc) throw usage_error(flag + " needs a value");
     return argv[++i];
   }
@@ -171,8 +196,9 @@ command parse_command_line(int argc, const char* const* argv) {
   c.tune.algorithms = tune_algorithms();
   c.tune.log2_sizes = {18, 22, 26};
 
-  for (cursor k{argc, argv, i, {}}; k.i < argc; ++k.i) {
-    k.flag = argv[k.i];
+  cursor k{argc, argv, i, {}, {}, false};
+  for (int at = i; at < argc; at = k.i + 1) {
+    k.take(at);
     const std::string& a = k.flag;
     if (a == "--help" || a == "-h") {
       c.help_topic = named ? sub : "";
@@ -251,6 +277,7 @@ command parse_command_line(int argc, const char* const* argv) {
       throw usage_error(sub + ": unknown argument '" + a + "' (see streamscan " + sub + " --help)");
     }
   }
+  k.finish();
   const auto& p = c.bench.primitives;
   if (c.bench.seed_table && std::find(p.begin(), p.end(), "sort") == p.end())
     throw usage_error("--seed-table is part of the sort bench: add --primitives sort");
@@ -348,7 +375,8 @@ std::string help_text(const std::string& topic) {
          "  tune     search the policies on this GPU and write the tuning file the library reads\n"
          "  verify   check every primitive against a host oracle on this GPU\n"
          "  help [SUBCOMMAND]   this text, or a subcommand's\n"
-         "options: --help (also after a subcommand), --version\n"
+         "options: --help (also after a subcommand), --version; every '--flag VALUE' may be written\n"
+         "  '--flag=VALUE'\n"
          "exit status: 0 success; 1 a check failed or a run-time error; 2 bad arguments\n";
 }
 
