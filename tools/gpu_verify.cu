@@ -17,7 +17,12 @@ gpu_probe probe_gpu() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
-    p.why_not = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
+    // CUDA reports a machine without a driver as "driver version is
+    // insufficient"; say what it means first.
+    p.why_not = e == cudaErrorInsufficientDriver ? std::string("no GPU found: no NVIDIA driver (CUDA: ") +
+                                                       cudaGetErrorString(e) + ")"
+                : e == cudaErrorNoDevice || e == cudaSuccess ? std::string("no GPU found: no CUDA device")
+                                                             : std::string("no GPU usable: ") + cudaGetErrorString(e);
     cudaGetLastError();
     return p;
   }

@@ -42,7 +42,7 @@ int bench(const command& c, const std::string& line) {
   } else {
     rep.backend = "cpu";
     rep.device = "host CPU, " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
-    rep.note = c.bench.cpu ? "--cpu given" : "no GPU: " + gpu.why_not + "; benchmarking the CPU back end instead";
+    rep.note = c.bench.cpu ? "--cpu given" : gpu.why_not + "; benchmarking the CPU back end instead";
     std::printf("streamscan %s bench: cpu back end (%s); %s\n", STREAMSCAN_VERSION_STRING, rep.device.c_str(),
                 rep.note.c_str());
     std::printf("  baselines: std::memcpy and std::inclusive_scan (sequential); chained and decoupled_lookback\n"
@@ -84,10 +84,11 @@ int main(int argc, char** argv) {
         }
         const gpu_probe gpu = probe_gpu();
         if (!gpu.present) {
-          std::printf("streamscan tune: no GPU (%s). Only the GPU back end has tunable policies; nothing was\n"
-                      "measured or written. `streamscan tune --list` shows the candidates.\n",
-                      gpu.why_not.c_str());
-          return 0;
+          std::fprintf(stderr,
+                       "streamscan tune: %s. Only the GPU back end has tunable policies; nothing was\n"
+                       "measured or written. `streamscan tune --list` shows the candidates.\n",
+                       gpu.why_not.c_str());
+          return 1;  // a tune that measured nothing is not a success
         }
         return gpu_tune(c.tune);
       }
@@ -99,7 +100,7 @@ int main(int argc, char** argv) {
           return gpu_verify(c.verify);
         }
         std::printf("streamscan %s verify: %s; checking the CPU back end\n", STREAMSCAN_VERSION_STRING,
-                    c.verify.cpu ? "--cpu given" : ("no GPU (" + gpu.why_not + ")").c_str());
+                    c.verify.cpu ? "--cpu given" : gpu.why_not.c_str());
         return cpu_verify(c.verify);
       }
     }
