@@ -20,6 +20,7 @@
 #include <streamscan/accumulator.hpp>
 #include <streamscan/scan_options.hpp>
 
+#include "common/backend_fixture.hpp"
 #include "common/compare.hpp"
 #include "common/oracle.hpp"
 #include "common/random.hpp"
@@ -123,12 +124,7 @@ void check_scan(scan_kind kind, bool in_place, bool wrapped_input, bool write_on
 // Stamps out the scan tests of one back end over a list of cases.
 #define STREAMSCAN_SCAN_TESTS(Suite, Backend, Cases)                                                 \
   template <class Case>                                                                              \
-  class Suite : public ::testing::Test {                                                             \
-   protected:                                                                                        \
-    void SetUp() override {                                                                          \
-      if (!Backend::available()) GTEST_SKIP() << Backend::name << " back end unavailable: no GPU";   \
-    }                                                                                                \
-  };                                                                                                 \
+  class Suite : public streamscan_test::backend_typed_test<Backend, Case> {};                        \
   TYPED_TEST_SUITE(Suite, Cases);                                                                    \
   TYPED_TEST(Suite, inclusive) {                                                                     \
     streamscan_test::check_scan<Backend, TypeParam>(streamscan_test::scan_kind::inclusive, false, false); \

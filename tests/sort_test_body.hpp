@@ -38,6 +38,7 @@
 #include <streamscan/sort.hpp>
 #include <streamscan/status.hpp>
 
+#include "common/backend_fixture.hpp"
 #include "common/random.hpp"
 
 namespace streamscan_test {
@@ -626,12 +627,7 @@ using sort_key_types = ::testing::Types<std::uint8_t, std::uint16_t, std::uint32
 // (keys only), and plain tests for pairs, quicksort and bad arguments.
 #define STREAMSCAN_SORT_TESTS(Suite, Backend)                                                          \
   template <class K>                                                                                   \
-  class Suite : public ::testing::Test {                                                               \
-   protected:                                                                                          \
-    void SetUp() override {                                                                            \
-      if (!Backend::available()) GTEST_SKIP() << Backend::name << " back end unavailable: no GPU";     \
-    }                                                                                                  \
-  };                                                                                                   \
+  class Suite : public streamscan_test::backend_typed_test<Backend, K> {};                             \
   TYPED_TEST_SUITE(Suite, streamscan_test::sort_key_types);                                            \
   TYPED_TEST(Suite, keys) { streamscan_test::check_sort_keys<Backend, TypeParam>(); }                  \
   TYPED_TEST(Suite, bit_ranges) { streamscan_test::check_sort_bit_ranges<Backend, TypeParam>(); }      \
