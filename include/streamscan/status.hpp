@@ -17,6 +17,7 @@ enum class errc {
   temp_storage_too_small,  // two-phase form: the temp buffer is smaller than the query said
   inaccessible_pointer,    // CUDA back end: a pointer the GPU cannot dereference (host memory)
   cuda_error,              // a CUDA runtime call or kernel launch failed
+  communication_error,     // a collective between ranks failed (NCCL, or a simulated group)
 };
 
 inline const char* to_string(errc code) noexcept {
@@ -26,6 +27,7 @@ inline const char* to_string(errc code) noexcept {
     case errc::temp_storage_too_small: return "temp storage too small";
     case errc::inaccessible_pointer: return "pointer not accessible by the device";
     case errc::cuda_error: return "CUDA error";
+    case errc::communication_error: return "communication error";
   }
   return "unknown error";
 }

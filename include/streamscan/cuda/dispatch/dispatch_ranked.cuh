@@ -1,0 +1,377 @@
+// streamscan/cuda/dispatch/dispatch_ranked.cuh - scan and compaction of one
+// logical array whose shards are held by the ranks of a communicator
+// (comm/communicator.cuh), in rank order.
+//
+// Scan: each rank reduces its shard (one read), the ranks all-gather one
+// fixed-size record each (their checks, their call's signature, their
+// aggregate), each rank folds the lower ranks' aggregates in rank order into
+// its carry, then scans its shard from that carry (a read and a write): three
+// passes over the shard's bytes. A rank cannot write before its carry exists,
+// and its carry needs every lower rank to have read all of its shard, so no
+// schedule writes sooner; writing first would cost a fourth pass (scan, then
+// add the carry).
+//
+// Every rank always takes part in the exchange, with its own checks' result
+// in its record, so a bad argument on one rank becomes the same clear error on
+// every rank instead of a hang. So a size query (temp == nullptr) reports no
+// argument errors: the call that follows reports them, on every rank. The host reads the records (the call waits
+// for the exchange) before any rank writes its output.
+//
+// Compaction: each rank compacts its shard, the records carry the counts, and
+// every rank learns its global offset and the total; no further pass.
+// Rebalancing moves the selected elements so that rank r holds global
+// positions [r*total/size, (r+1)*total/size) (floor division, spread evenly).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "../../detail/validate.hpp"
+#include "../../scan_options.hpp"
+#include "../../status.hpp"
+#include "../comm/communicator.cuh"
+#include "../kernels/rank_kernels.cuh"
+#include "../util/runtime.cuh"
+#include "dispatch_reduce.cuh"
+#include "dispatch_scan.cuh"
+
+namespace streamscan::cuda {
+
+// Where a rank's selected elements sit in the logical array of all ranks'.
+struct rank_placement {
+  std::int64_t count = 0;   // selected on this rank (only min(count, capacity) were stored)
+  std::int64_t offset = 0;  // global position of this rank's first selected element
+  std::int64_t total = 0;   // selected on all ranks together
+  bool complete = true;     // every rank had room for everything it selected
+  std::vector<std::int64_t> offsets;  // offsets[r]: rank r's first global position; offsets[size] == total
+};
+
+namespace detail {
+
+// A call's signature: its kind and the types that every rank must agree on.
+// typeid names are equal across the processes of one program.
+template <class... Ts>
+std::uint64_t call_signature(const char* kind) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  auto mix = [&h](const char* s) {
+    for (; *s; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 1099511628211ull;
+    h = (h ^ 0xffu) * 1099511628211ull;
+  };
+  mix(kind);
+  (mix(typeid(Ts).name()), ...);
+  return h;
+}
+
+// The exchange area: this rank's record, every rank's records, then a slot
+// for the folded carry (copied to the host together with the records).
+struct rank_area {
+  unsigned char* base = nullptr;
+  static std::size_t bytes(int ranks) { return rank_record_bytes * (2 + static_cast<std::size_t>(ranks)); }
+  unsigned char* mine() const { return base; }
+  unsigned char* all() const { return base + rank_record_bytes; }
+  unsigned char* carry(int ranks) const { return all() + rank_record_bytes * static_cast<std::size_t>(ranks); }
+};
+
+inline rank_head make_rank_head(const char* fn, const status& local, std::uint64_t signature, std::int64_t n,
+                                std::int64_t capacity, bool has_value) {
+  rank_head h;
+  h.code = static_cast<std::uint32_t>(local.code());
+  h.signature = signature;
+  h.n = n;
+  h.capacity = capacity;
+  h.has_value = has_value ? 1u : 0u;
+  std::string message = local.message();
+  const std::string prefix = std::string(fn) + ": ";
+  if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
+  std::strncpy(h.message, message.c_str(), sizeof(h.message) - 1);
+  return h;
+}
+
+inline const rank_head& head_of(const std::vector<unsigned char>& records, int r) {
+  return *reinterpret_cast<const rank_head*>(records.data() + static_cast<std::size_t>(r) * rank_record_bytes);
+}
+
+// The first problem any rank reported, or a disagreement between the ranks'
+// calls, as this rank's status.
+inline status check_ranks(const char* fn, const std::vector<unsigned char>& records, int ranks, int me,
+                          std::uint64_t signature) {
+  const std::string of = " of " + std::to_string(ranks);
+  for (int r = 0; r < ranks; ++r) {
+    const rank_head& h = head_of(records, r);
+    if (h.magic != rank_record_magic)
+      return status(errc::communication_error, std::string(fn) + ": rank " + std::to_string(r) + of +
+                                                   " sent no valid record (is every rank making the same call?)");
+    if (h.code != 0) {
+      char message[sizeof(h.message) + 1] = {};
+      std::memcpy(message, h.message, sizeof(h.message));
+      return status(static_cast<errc>(h.code), std::string(fn) + ": on rank " + std::to_string(r) + of + ": " + message);
+    }
+  }
+  for (int r = 0; r < ranks; ++r) {
+    if (head_of(records, r).signature != signature)
+      return streamscan::detail::invalid_argument(
+          fn, "rank " + std::to_string(r) + of + " made another call, or the same call with other element, " +
+                  "accumulator or operator types, than rank " + std::to_string(me));
+  }
+  return status::ok();
+}
+
+// Gives the exchange a place: the caller's temp when its own checks passed,
+// else stream-ordered scratch, so that a rank with bad arguments still takes
+// part (and the others learn of its error instead of waiting for it).
+class rank_area_holder {
+ public:
+  rank_area_holder(const char* fn, void* aligned, int ranks, cudaStream_t stream) : stream_(stream) {
+    if (aligned != nullptr) {
+      area_.base = static_cast<unsigned char*>(aligned);
+      return;
+    }
+    void* p = nullptr;
+    if (const cudaError_t e = cudaMallocAsync(&p, rank_area::bytes(ranks), stream); e != cudaSuccess) {
+      cudaGetLastError();
+      status_ = cuda_status(fn, "cudaMallocAsync of the exchange records", e);
+      return;
+    }
+    owned_ = p;
+    area_.base = static_cast<unsigned char*>(p);
+  }
+  rank_area_holder(const rank_area_holder&) = delete;
+  rank_area_holder& operator=(const rank_area_holder&) = delete;
+  ~rank_area_holder() {
+    if (owned_) cudaFreeAsync(owned_, stream_);
+  }
+  const status& get_status() const { return status_; }
+  rank_area area() const { return area_; }
+
+ private:
+  cudaStream_t stream_;
+  void* owned_ = nullptr;
+  rank_area area_;
+  status status_;
+};
+
+// Writes this rank's record head, all-gathers the records, runs `after`
+// (the fold), then copies every record plus `extra` bytes after them to
+// `host` and waits for the stream.
+template <class Comm, class After>
+status exchange_records(const char* fn, const Comm& comm, const rank_area& area, const rank_head& head,
+                        std::size_t extra, cudaStream_t stream, std::vector<unsigned char>& host, After after) {
+  const int ranks = comm.size();
+  status s = launch(fn, "write_rank_head_kernel", write_rank_head_kernel<rank_head>, 1, 64, stream, area.mine(), head);
+  if (s) s = comm.all_gather(fn, area.mine(), area.all(), rank_record_bytes, stream);
+  if (s) s = after();
+  if (!s) return s;
+  host.assign(rank_record_bytes * static_cast<std::size_t>(ranks) + extra, 0);
+  cudaError_t e = cudaMemcpyAsync(host.data(), area.all(), host.size(), cudaMemcpyDeviceToHost, stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, "reading the exchanged records", e);
+  }
+  return status::ok();
+}
+
+inline std::size_t round_up_256(std::size_t b) { return (b + 255) / 256 * 256; }
+
+inline void* aligned_256(void* p) {
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+  return reinterpret_cast<void*>((a + 255) / 256 * 256);
+}
+
+template <class A, class Comm, class InIt, class OutIt, class Op>
+status ranked_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n, Op op,
+                   maybe<A> init, scan_mode mode, const Comm& comm, cudaStream_t stream, scan_options opt) {
+  static_assert(sizeof(A) <= rank_value_bytes && alignof(A) <= rank_head_bytes,
+                "streamscan: the multi-GPU scan carries accumulators of at most 768 bytes");
+  const int ranks = comm.size();
+  const int me = comm.rank();
+  const std::uint64_t signature =
+      call_signature<A, Op, typename std::iterator_traits<InIt>::value_type>(
+          mode == scan_mode::inclusive ? (init.present ? "inclusive_scan_init" : "inclusive_scan") : "exclusive_scan");
+
+  device_facts facts;
+  status local = current_device_facts(fn, facts);
+  std::size_t scan_bytes = 0;
+  if (local) local = dispatch_scan<A>(fn, nullptr, scan_bytes, in, out, n, op, maybe<A>{init.value, true}, mode, stream, opt);
+  const std::size_t work_bytes = local ? std::max(round_up_256(scan_bytes), reduce_temp_bytes<A>(n, facts)) : 0;
+  const std::size_t required = rank_area::bytes(ranks) + work_bytes + 255;
+  if (temp == nullptr) {  // errors wait for the exchange, so that every rank learns them
+    temp_bytes = required;
+    return status::ok();
+  }
+
+  if (local) local = streamscan::detail::validate_range_args(fn, in, out, n, false);
+  if (local) local = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required);
+  if (local && n > 0) local = check_device_accessible(fn, "in", in, facts);
+  if (local && n > 0) local = check_device_accessible(fn, "out", out, facts);
+  if (local) local = check_device_accessible(fn, "temp", temp, facts);
+  rank_area_holder holder(fn, local ? aligned_256(temp) : nullptr, ranks, stream);
+  if (!holder.get_status()) return holder.get_status();
+  const rank_area area = holder.area();
+  unsigned char* work = area.base + rank_area::bytes(ranks);
+
+  bool has_value = local && n > 0;
+  if (has_value) {
+    local = reduce_into<A>(fn, in, n, rank_value<A>(area.mine()), reinterpret_cast<A*>(work), op, stream, facts);
+    has_value = static_cast<bool>(local);
+  }
+  std::vector<unsigned char> host;
+  const status exchanged = exchange_records(
+      fn, comm, area, make_rank_head(fn, local, signature, n, 0, has_value), sizeof(maybe<A>), stream, host, [&] {
+        return launch(fn, "fold_rank_carry_kernel", fold_rank_carry_kernel<A, Op>, 1, 32, stream,
+                      static_cast<const unsigned char*>(area.all()), ranks, me, signature, init,
+                      reinterpret_cast<maybe<A>*>(area.carry(ranks)), op);
+      });
+  if (!local) return local;
+  if (!exchanged) return exchanged;
+  if (status s = check_ranks(fn, host, ranks, me, signature); !s) return s;
+  if (n == 0) return status::ok();
+  maybe<A> carry;
+  std::memcpy(static_cast<void*>(&carry), host.data() + rank_record_bytes * static_cast<std::size_t>(ranks),
+              sizeof(carry));
+  std::size_t bytes = scan_bytes;
+  return dispatch_scan<A>(fn, work, bytes, in, out, n, op, carry, mode, stream, opt);
+}
+
+// Compaction across ranks. `local(temp, temp_bytes, num_selected)` is this
+// rank's two-phase compaction (its own checks included); `value_type` names
+// the element type for the signature.
+template <class Value, class Comm, class Local>
+status ranked_compaction(const char* fn, const char* kind, void* temp, std::size_t& temp_bytes, std::int64_t n,
+                         std::int64_t capacity, Local local_call, rank_placement& placement, const Comm& comm,
+                         cudaStream_t stream) {
+  const int ranks = comm.size();
+  const int me = comm.rank();
+  const std::uint64_t signature = call_signature<Value>(kind);
+  std::size_t local_bytes = 0;
+  status local = local_call(nullptr, local_bytes, nullptr);
+  const std::size_t required = rank_area::bytes(ranks) + round_up_256(local_bytes) + 255;
+  if (temp == nullptr) {  // errors wait for the exchange, so that every rank learns them
+    temp_bytes = required;
+    return status::ok();
+  }
+  if (local) local = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required);
+  rank_area_holder holder(fn, local ? aligned_256(temp) : nullptr, ranks, stream);
+  if (!holder.get_status()) return holder.get_status();
+  const rank_area area = holder.area();
+  if (local) {
+    std::size_t b = local_bytes;
+    local = local_call(area.base + rank_area::bytes(ranks), b, rank_value<std::int64_t>(area.mine()));
+  }
+  std::vector<unsigned char> host;
+  const status exchanged =
+      exchange_records(fn, comm, area, make_rank_head(fn, local, signature, n, capacity, static_cast<bool>(local)), 0,
+                       stream, host, [] { return status::ok(); });
+  if (!local) return local;
+  if (!exchanged) return exchanged;
+  if (status s = check_ranks(fn, host, ranks, me, signature); !s) return s;
+  rank_placement p;
+  p.offsets.assign(static_cast<std::size_t>(ranks) + 1, 0);
+  for (int r = 0; r < ranks; ++r) {
+    const unsigned char* record = host.data() + static_cast<std::size_t>(r) * rank_record_bytes;
+    const std::int64_t count = *rank_value<std::int64_t>(record);
+    if (count > head_of(host, r).capacity) p.complete = false;
+    p.offsets[r + 1] = p.offsets[r] + count;
+  }
+  p.count = p.offsets[me + 1] - p.offsets[me];
+  p.offset = p.offsets[me];
+  p.total = p.offsets[ranks];
+  placement = std::move(p);
+  return status::ok();
+}
+
+// First global position of rank r's equal share of `total` elements.
+inline std::int64_t share_begin(std::int64_t total, int ranks, int r) {
+  const std::int64_t q = total / ranks, extra = total % ranks;
+  return q * r + std::min<std::int64_t>(r, extra);
+}
+
+// Moves compacted elements so that every rank holds an equal share of the
+// global order (see the top of this file); `count` receives this rank's share.
+template <class T, class Comm>
+status ranked_rebalance(const char* fn, const T* in, T* out, std::int64_t capacity, const rank_placement& placement,
+                        std::int64_t& count, const Comm& comm, cudaStream_t stream) {
+  const int ranks = comm.size();
+  const int me = comm.rank();
+  const std::uint64_t signature = call_signature<T>("rebalance");
+  using streamscan::detail::invalid_argument;
+  status local = status::ok();
+  std::int64_t begin = 0, end = 0;
+  if (placement.offsets.size() != static_cast<std::size_t>(ranks) + 1) {
+    local = invalid_argument(fn, "argument 'placement' has " + std::to_string(placement.offsets.size()) +
+                                     " offsets; a group of " + std::to_string(ranks) + " ranks needs " +
+                                     std::to_string(ranks + 1) + " (pass what the compaction returned)");
+  } else if (!placement.complete) {
+    local = invalid_argument(fn, "argument 'placement' is incomplete: some rank selected more elements than "
+                                 "its capacity held");
+  } else {
+    begin = share_begin(placement.total, ranks, me);
+    end = share_begin(placement.total, ranks, me + 1);
+    const std::int64_t held = placement.offsets[me + 1] - placement.offsets[me];
+    if (capacity < end - begin)
+      local = invalid_argument(fn, "argument 'capacity' is " + std::to_string(capacity) + " but this rank's share is " +
+                                       std::to_string(end - begin) + " elements");
+    else if (held > 0 && in == nullptr)
+      local = invalid_argument(fn, "argument 'in' is a null pointer while this rank holds " + std::to_string(held));
+    else if (end > begin && out == nullptr)
+      local = invalid_argument(fn, "argument 'out' is a null pointer while this rank's share is " +
+                                       std::to_string(end - begin));
+    else if (held > 0 && end > begin && in < out + (end - begin) && out < in + held)
+      local = invalid_argument(fn, "arguments 'in' and 'out' overlap");
+  }
+  rank_area_holder holder(fn, nullptr, ranks, stream);
+  if (!holder.get_status()) return holder.get_status();
+  std::vector<unsigned char> host;
+  const status exchanged =
+      exchange_records(fn, comm, holder.area(), make_rank_head(fn, local, signature, placement.total, capacity, false),
+                       0, stream, host, [] { return status::ok(); });
+  if (!local) return local;
+  if (!exchanged) return exchanged;
+  if (status s = check_ranks(fn, host, ranks, me, signature); !s) return s;
+  for (int r = 0; r < ranks; ++r)
+    if (head_of(host, r).n != placement.total)
+      return invalid_argument(fn, "the ranks' placements disagree on the total (rank " + std::to_string(r) + ": " +
+                                      std::to_string(head_of(host, r).n) + ", rank " + std::to_string(me) + ": " +
+                                      std::to_string(placement.total) + ")");
+
+  std::vector<transfer> sends, recvs;
+  const std::int64_t held_begin = placement.offsets[me], held_end = placement.offsets[me + 1];
+  for (int q = 0; q < ranks; ++q) {
+    // What this rank holds of q's share, and what q holds of ours.
+    const std::int64_t lo = std::max(held_begin, share_begin(placement.total, ranks, q));
+    const std::int64_t hi = std::min(held_end, share_begin(placement.total, ranks, q + 1));
+    if (lo < hi) {
+      T* from = const_cast<T*>(in) + (lo - held_begin);
+      const std::size_t bytes = static_cast<std::size_t>(hi - lo) * sizeof(T);
+      if (q == me) {
+        if (const cudaError_t e = cudaMemcpyAsync(out + (lo - begin), from, bytes, cudaMemcpyDeviceToDevice, stream);
+            e != cudaSuccess) {
+          cudaGetLastError();
+          return cuda_status(fn, "copying this rank's own share", e);
+        }
+      } else {
+        sends.push_back({q, from, bytes});
+      }
+    }
+    if (q == me) continue;
+    const std::int64_t rlo = std::max(begin, placement.offsets[q]);
+    const std::int64_t rhi = std::min(end, placement.offsets[q + 1]);
+    if (rlo < rhi) recvs.push_back({q, out + (rlo - begin), static_cast<std::size_t>(rhi - rlo) * sizeof(T)});
+  }
+  if (status s = comm.exchange(fn, sends.data(), static_cast<int>(sends.size()), recvs.data(),
+                               static_cast<int>(recvs.size()), stream);
+      !s)
+    return s;
+  count = end - begin;
+  return status::ok();
+}
+
+}  // namespace detail
+}  // namespace streamscan::cuda

@@ -1,0 +1,196 @@
+// streamscan/nccl.cuh - scan and compaction of one logical array sharded
+// across GPUs, in rank order, over NCCL (CMake target streamscan::nccl).
+//
+// Each rank calls with its own shard; shard sizes may differ and may be 0.
+// The communicator is a caller-created ncclComm_t, or any type with the
+// interface of cuda/comm/communicator.cuh (cuda::simulated_ranks runs several
+// ranks on one GPU). Every rank of the communicator must make the same call.
+//
+//   inclusive_scan / exclusive_scan: rank r's out[i] = (init) (+) every element
+//     of ranks 0..r-1 (+) in[0..i] of its own shard, with any associative
+//     operator (not necessarily commutative) and the accumulator rules of the
+//     single-GPU scan (streamscan/accumulator.hpp). Three passes over the shard
+//     (dispatch_ranked.cuh); the carries are folded in rank order, so
+//     floating-point results repeat run to run. `out == in` is allowed.
+//   select_if / select_flagged: each rank compacts its shard locally (stable)
+//     and learns where its elements sit globally (rank_placement).
+//   rebalance: moves compacted elements so that every rank holds an equal
+//     share of the global order.
+//
+// Every call waits for the ranks' exchange (a few microseconds of records)
+// before any rank writes; a bad argument on any rank gives every rank an error
+// naming that rank and argument, and no rank writes its output. A rank that
+// never makes the call cannot be told apart from a slow one: NCCL then waits,
+// as it does for any collective (a simulated group times out).
+//
+// Two-phase forms return a status; the convenience forms allocate
+// stream-ordered scratch and throw streamscan::error.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "accumulator.hpp"
+#include "cuda/comm/nccl_communicator.cuh"
+#include "cuda/comm/simulated_ranks.cuh"
+#include "cuda/device/device_scan.cuh"
+#include "cuda/device/device_select.cuh"
+#include "cuda/dispatch/dispatch_ranked.cuh"
+#include "operators.hpp"
+#include "scan_options.hpp"
+#include "select.hpp"
+#include "status.hpp"
+
+namespace streamscan::nccl {
+
+using cuda::rank_placement;
+
+namespace detail {
+// An ncclComm_t is wrapped (asking NCCL for rank and size); a communicator
+// object is used as it is.
+inline status communicator_for(const char* fn, ncclComm_t comm, cuda::nccl_communicator& out) {
+  return cuda::nccl_communicator::wrap(fn, comm, out);
+}
+template <class Comm>
+status communicator_for(const char*, const Comm& comm, Comm& out) {
+  out = comm;
+  return status::ok();
+}
+template <class Comm>
+using communicator_t = std::conditional_t<std::is_same_v<Comm, ncclComm_t>, cuda::nccl_communicator, Comm>;
+
+// Resolves the communicator, then runs `call(comm)`.
+template <class Comm, class Call>
+status with_communicator(const char* fn, const Comm& comm, Call call) {
+  communicator_t<Comm> c;
+  if (status s = communicator_for(fn, comm, c); !s) return s;
+  return call(c);
+}
+}  // namespace detail
+
+template <class InIt, class OutIt, class Op, class Comm>
+[[nodiscard]] status inclusive_scan(void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n, Op op,
+                                    Comm comm, cudaStream_t stream = nullptr, scan_options opt = {}) {
+  using A = accumulator_t<Op, InIt, OutIt>;
+  const char* fn = "streamscan::nccl::inclusive_scan";
+  return detail::with_communicator(fn, comm, [&](const auto& c) {
+    return cuda::detail::ranked_scan<A>(fn, temp, temp_bytes, in, out, n, op, cuda::detail::maybe<A>{A{}, false},
+                                        cuda::detail::scan_mode::inclusive, c, stream, opt);
+  });
+}
+
+// out[i] = init (+) everything before element i in rank order.
+template <class InIt, class OutIt, class Init, class Op, class Comm>
+[[nodiscard]] status exclusive_scan(void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n, Init init,
+                                    Op op, Comm comm, cudaStream_t stream = nullptr, scan_options opt = {}) {
+  using A = accumulator_t<Op, InIt, OutIt, Init>;
+  const char* fn = "streamscan::nccl::exclusive_scan";
+  return detail::with_communicator(fn, comm, [&](const auto& c) {
+    return cuda::detail::ranked_scan<A>(fn, temp, temp_bytes, in, out, n, op,
+                                        cuda::detail::maybe<A>{static_cast<A>(init), true},
+                                        cuda::detail::scan_mode::exclusive, c, stream, opt);
+  });
+}
+
+// Keeps in[i] where pred(in[i]), in order; `placement` receives where this
+// rank's kept elements sit among all ranks'.
+template <class InIt, class OutIt, class Pred, class Comm>
+[[nodiscard]] status select_if(void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,
+                               std::int64_t capacity, Pred pred, rank_placement& placement, Comm comm,
+                               cudaStream_t stream = nullptr, select_options opt = {}) {
+  const char* fn = "streamscan::nccl::select_if";
+  using V = typename std::iterator_traits<InIt>::value_type;
+  return detail::with_communicator(fn, comm, [&](const auto& c) {
+    return cuda::detail::ranked_compaction<V>(
+        fn, "select_if", temp, temp_bytes, n, capacity,
+        [&](void* t, std::size_t& b, std::int64_t* count) {
+          return cuda::select_if(t, b, in, out, n, capacity, count, pred, stream, opt);
+        },
+        placement, c, stream);
+  });
+}
+
+template <class InIt, class FlagIt, class OutIt, class Comm>
+[[nodiscard]] status select_flagged(void* temp, std::size_t& temp_bytes, InIt in, FlagIt flags, OutIt out,
+                                    std::int64_t n, std::int64_t capacity, rank_placement& placement, Comm comm,
+                                    cudaStream_t stream = nullptr, select_options opt = {}) {
+  const char* fn = "streamscan::nccl::select_flagged";
+  using V = typename std::iterator_traits<InIt>::value_type;
+  return detail::with_communicator(fn, comm, [&](const auto& c) {
+    return cuda::detail::ranked_compaction<V>(
+        fn, "select_flagged", temp, temp_bytes, n, capacity,
+        [&](void* t, std::size_t& b, std::int64_t* count) {
+          return cuda::select_flagged(t, b, in, flags, out, n, capacity, count, stream, opt);
+        },
+        placement, c, stream);
+  });
+}
+
+// Moves the compacted elements `in` (this rank's placement.count of them) so
+// that rank r ends with global positions [r*total/size, (r+1)*total/size) in
+// `out` (room for `capacity`; in and out must not overlap). Returns this
+// rank's new count. Asynchronous after a short exchange of checks.
+template <class T, class Comm>
+[[nodiscard]] status rebalance(const T* in, T* out, std::int64_t capacity, const rank_placement& placement,
+                               std::int64_t& count, Comm comm, cudaStream_t stream = nullptr) {
+  const char* fn = "streamscan::nccl::rebalance";
+  return detail::with_communicator(fn, comm, [&](const auto& c) {
+    return cuda::detail::ranked_rebalance(fn, in, out, capacity, placement, count, c, stream);
+  });
+}
+
+// ---- convenience forms (stream-ordered scratch; throw streamscan::error) ----
+
+template <class InIt, class OutIt, class Op, class Comm,
+          class = std::enable_if_t<streamscan::detail::is_iterator_v<InIt>>>
+void inclusive_scan(InIt in, OutIt out, std::int64_t n, Op op, Comm comm, cudaStream_t stream = nullptr,
+                    scan_options opt = {}) {
+  cuda::detail::with_scratch("streamscan::nccl::inclusive_scan", stream, [&](void* t, std::size_t& b) {
+    return inclusive_scan(t, b, in, out, n, op, comm, stream, opt);
+  });
+}
+
+template <class InIt, class OutIt, class Init, class Op, class Comm,
+          class = std::enable_if_t<streamscan::detail::is_iterator_v<InIt>>>
+void exclusive_scan(InIt in, OutIt out, std::int64_t n, Init init, Op op, Comm comm, cudaStream_t stream = nullptr,
+                    scan_options opt = {}) {
+  cuda::detail::with_scratch("streamscan::nccl::exclusive_scan", stream, [&](void* t, std::size_t& b) {
+    return exclusive_scan(t, b, in, out, n, init, op, comm, stream, opt);
+  });
+}
+
+template <class InIt, class OutIt, class Pred, class Comm,
+          class = std::enable_if_t<streamscan::detail::is_iterator_v<InIt>>>
+rank_placement select_if(InIt in, OutIt out, std::int64_t n, std::int64_t capacity, Pred pred, Comm comm,
+                         cudaStream_t stream = nullptr, select_options opt = {}) {
+  rank_placement placement;
+  cuda::detail::with_scratch("streamscan::nccl::select_if", stream, [&](void* t, std::size_t& b) {
+    return select_if(t, b, in, out, n, capacity, pred, placement, comm, stream, opt);
+  });
+  return placement;
+}
+
+template <class InIt, class FlagIt, class OutIt, class Comm,
+          class = std::enable_if_t<streamscan::detail::is_iterator_v<InIt>>>
+rank_placement select_flagged(InIt in, FlagIt flags, OutIt out, std::int64_t n, std::int64_t capacity, Comm comm,
+                              cudaStream_t stream = nullptr, select_options opt = {}) {
+  rank_placement placement;
+  cuda::detail::with_scratch("streamscan::nccl::select_flagged", stream, [&](void* t, std::size_t& b) {
+    return select_flagged(t, b, in, flags, out, n, capacity, placement, comm, stream, opt);
+  });
+  return placement;
+}
+
+template <class T, class Comm>
+std::int64_t rebalance(const T* in, T* out, std::int64_t capacity, const rank_placement& placement, Comm comm,
+                       cudaStream_t stream = nullptr) {
+  std::int64_t count = 0;
+  throw_if_error(rebalance(in, out, capacity, placement, count, comm, stream));
+  return count;
+}
+
+}  // namespace streamscan::nccl
