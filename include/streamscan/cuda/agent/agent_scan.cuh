@@ -14,6 +14,7 @@
 #include "../block/block_scan.cuh"
 #include "../thread/thread_scan.cuh"
 #include "../util/maybe.cuh"
+#include "../util/uninitialized.cuh"
 
 namespace streamscan::cuda::detail {
 
@@ -34,21 +35,40 @@ class agent_scan {
     typename exchange_t::temp_storage exchange;
     typename block_scan_t::temp_storage scan;
     typename block_reduce_t::temp_storage reduce;
+    uninitialized<A> result;  // a partial tile's total, broadcast
   };
 
   __device__ agent_scan(temp_storage& storage, Op& op) : s_(storage), op_(op) {}
 
-  // Reduction of tile elements [0, valid) of `in`; valid in thread 0. A partial
-  // tile (valid < tile_items) also folds in filler values: only the last tile
-  // of the input is partial, and its total is never needed.
+  // Reduction of tile elements [0, valid) of `in`; valid in thread 0. A
+  // partial tile (valid < tile_items, only the input's last) scans its row
+  // totals instead, so that no filler value enters: the total is the
+  // inclusive prefix of the last row holding elements.
   template <class InIt>
   __device__ A reduce_tile(InIt in, int valid) {
     A items[ipt];
     exchange_t::load_striped(in, valid, items);
     exchange_t(s_.exchange).striped_to_blocked(items);
-    const A row_total = thread_reduce(items, op_);
-    __syncthreads();  // exchange buffer -> reduce buffer
-    const A total = block_reduce_t(s_.reduce).reduce(row_total, op_);
+    if (valid == tile_items) {
+      const A row_total = thread_reduce(items, op_);
+      __syncthreads();  // exchange buffer -> reduce buffer
+      const A total = block_reduce_t(s_.reduce).reduce(row_total, op_);
+      __syncthreads();  // before the next tile reuses the storage
+      return total;
+    }
+    const int tid = static_cast<int>(threadIdx.x);
+    const int mine = valid - tid * ipt;  // elements of this thread's row (<= 0: none)
+    A row_total = items[0];
+#pragma unroll
+    for (int k = 1; k < ipt; ++k)
+      if (k < mine) row_total = op_(row_total, items[k]);
+    __syncthreads();  // exchange buffer -> scan buffer
+    A row_incl, row_excl, tile_total;
+    block_scan_t(s_.scan).scan(row_total, op_, row_incl, row_excl, tile_total);
+    __syncthreads();  // scan buffer -> result slot
+    if (tid == (valid - 1) / ipt) s_.result.get() = row_incl;
+    __syncthreads();
+    const A total = s_.result.get();
     __syncthreads();  // before the next tile reuses the storage
     return total;
   }

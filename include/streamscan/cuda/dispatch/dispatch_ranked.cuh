@@ -2,7 +2,7 @@
 // logical array whose shards are held by the ranks of a communicator
 // (comm/communicator.cuh), in rank order.
 //
-// Scan: each rank reduces its shard (one read), the ranks all-gather one
+// Scan: each rank but the last reduces its shard (one read), the ranks all-gather one
 // fixed-size record each (their checks, their call's signature, their
 // aggregate), each rank folds the lower ranks' aggregates in rank order into
 // its carry, then scans its shard from that carry (a read and a write): three
@@ -217,7 +217,8 @@ status ranked_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt in,
   const rank_area area = holder.area();
   unsigned char* work = area.base + rank_area::bytes(ranks);
 
-  bool has_value = local && n > 0;
+  // The last rank's aggregate is nobody's carry: it skips the reduction.
+  bool has_value = local && n > 0 && me + 1 < ranks;
   if (has_value) {
     local = reduce_into<A>(fn, in, n, rank_value<A>(area.mine()), reinterpret_cast<A*>(work), op, stream, facts);
     has_value = static_cast<bool>(local);
