@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <stdexcept>
@@ -138,7 +139,8 @@ struct row {
 
 int main(int argc, char** argv) {
   int shard_log2 = 28, total_log2 = 28, repeat = 20;
-  std::string json;
+  std::string json, command = "streamscan-nccl-bench";
+  for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* name) -> std::string {
@@ -271,7 +273,11 @@ int main(int argc, char** argv) {
     if (!json.empty()) {
       std::ofstream f(json);
       if (!f) throw std::runtime_error("cannot write " + json);
-      f << "{\n  \"schema\": 1,\n  \"tool\": \"streamscan-nccl-bench\",\n  \"gpu\": \"" << name << "\",\n  \"gpus\": "
+      char date[32] = {};
+      const std::time_t now = std::time(nullptr);
+      std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+      f << "{\n  \"schema\": 1,\n  \"tool\": \"streamscan-nccl-bench\",\n  \"device\": \"" << gpus << " x " << name
+        << "\",\n  \"date\": \"" << date << "\",\n  \"command\": \"" << command << "\",\n  \"gpus\": "
         << gpus << ",\n  \"nccl_version\": " << nccl_version << ",\n  \"repeat\": " << repeat
         << ",\n  \"type\": \"int32\",\n  \"rows\": [\n";
       for (std::size_t i = 0; i < rows.size(); ++i) {
