@@ -14,7 +14,7 @@ const std::vector<std::string>& bench_types() {
   return v;
 }
 const std::vector<std::string>& bench_primitives() {
-  static const std::vector<std::string> v = {"scan", "segmented", "select", "segmented_reduce", "sort"};
+  static const std::vector<std::string> v = {"scan", "segmented", "select", "segmented_reduce", "sort", "spmv"};
   return v;
 }
 const std::vector<std::string>& scan_bench_algorithms() {
@@ -26,6 +26,7 @@ const std::vector<std::string>& bench_algorithms() {
   static const std::vector<std::string> v = [] {
     std::vector<std::string> names = scan_bench_algorithms();
     for (const char* sort : {"onesweep", "double_buffer", "split", "quicksort"}) names.push_back(sort);
+    for (const char* spmv : {"cusparse", "merge_path", "segmented_scan"}) names.push_back(spmv);
     return names;
   }();
   return v;
@@ -305,6 +306,9 @@ std::string help_text(const std::string& topic) {
            "                     DeviceRadixSort::SortKeys/SortPairs with 32- and 64-bit num_items\n"
            "                     and thrust::sort; outputs must equal CUB's bit for bit; each run\n"
            "                     after an L2 flush; the notes under the table say what GB/s counts)\n"
+           "                     spmv (y = A x, float and double, on six generated CSR matrices:\n"
+           "                     merge_path and segmented_scan against cusparseSpMV CSR_ALG1/ALG2;\n"
+           "                     outputs checked against a double host product)\n"
            "  --segment-lengths L  segmented, segmented_reduce: segment lengths (default 4,64,1024,1048576)\n"
            "  --keep-fractions F select: fractions selected (default 0.05,0.5,0.95)\n"
            "  --key-types LIST   sort: uint32,uint64,float,pairs (uint32 keys with uint32 values); default all\n"
@@ -322,6 +326,7 @@ std::string help_text(const std::string& topic) {
            "                     decoupled_lookback (chained: every shape; its 2D matrix shapes only up\n"
            "                     to 2^26); sort: memcpy,cub,thrust,onesweep,double_buffer,split,\n"
            "                     quicksort (split and quicksort only up to 2^24 unless named here);\n"
+           "                     spmv: memcpy,cusparse,merge_path,segmented_scan;\n"
            "                     default all\n"
            "  --repeat R         timed runs per measurement (default 20; 5 on the CPU)\n"
            "  --json FILE        also write the results as JSON (scripts/plot-bench draws them)\n"

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 #include <string>
 #include <type_traits>
 
@@ -95,8 +96,6 @@ class rotating_buffers {
   T* reference_ = nullptr;
 };
 
-// About 0.2 s of copying first, so that the first measurement does not pay
-// for the GPU's clocks ramping up from idle.
 // A plain device allocation (benchmarks that do not rotate buffers: sizes past L2 only).
 template <class T>
 struct device_array {
@@ -105,8 +104,17 @@ struct device_array {
   ~device_array() { cudaFree(p); }
   device_array(const device_array&) = delete;
   device_array& operator=(const device_array&) = delete;
+  T* get() const { return p; }
+  void upload(const std::vector<T>& v) {
+    cuda_check(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  }
+  void download(std::vector<T>& v) const {
+    cuda_check(cudaMemcpy(v.data(), p, v.size() * sizeof(T), cudaMemcpyDeviceToHost), "download");
+  }
 };
 
+// About 0.2 s of copying first, so that the first measurement does not pay
+// for the GPU's clocks ramping up from idle.
 inline void warm_up_gpu() {
   const std::size_t bytes = std::size_t{256} << 20;
   void *a = nullptr, *b = nullptr;

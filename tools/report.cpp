@@ -12,7 +12,10 @@ namespace streamscan_tool {
 
 namespace {
 bool is_memcpy(const std::string& a) { return a == "memcpy" || a == "std::memcpy"; }
-bool is_cub(const std::string& a) { return a.rfind("cub::", 0) == 0 || a == "std::inclusive_scan"; }
+// The peer each row is compared with: CUB, cuSPARSE for SpMV, the sequential scan on the CPU.
+bool is_cub(const std::string& a) {
+  return a.rfind("cub::", 0) == 0 || a.rfind("cusparse::", 0) == 0 || a == "std::inclusive_scan";
+}
 
 std::string json_escape(const std::string& s) {
   std::string o;

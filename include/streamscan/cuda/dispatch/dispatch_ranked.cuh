@@ -178,13 +178,6 @@ status exchange_records(const char* fn, const Comm& comm, const rank_area& area,
   return status::ok();
 }
 
-inline std::size_t round_up_256(std::size_t b) { return (b + 255) / 256 * 256; }
-
-inline void* aligned_256(void* p) {
-  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
-  return reinterpret_cast<void*>((a + 255) / 256 * 256);
-}
-
 template <class A, class Comm, class InIt, class OutIt, class Op>
 status ranked_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n, Op op,
                    maybe<A> init, scan_mode mode, const Comm& comm, cudaStream_t stream, scan_options opt) {

@@ -41,13 +41,6 @@
 
 namespace streamscan::cuda::detail {
 
-// A grid of 256-thread blocks for `items` threads' work, at most `cap` blocks
-// (the kernels stride over the rest).
-inline std::int64_t grid_for(std::int64_t items, std::int64_t cap) {
-  const std::int64_t blocks = (items + 255) / 256;
-  return blocks < cap ? blocks : cap;
-}
-
 template <class A, class InIt, class OutIt, class Segments, class Op>
 status dispatch_segmented_reduce(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt out,
                                  std::int64_t n, const Segments& segments, A init, Op op,

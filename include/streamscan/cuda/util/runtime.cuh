@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -86,6 +87,20 @@ status check_device_accessible(const char* fn, const char* arg, const It& it, co
                       "' points to host memory the GPU cannot access (pass device, managed or "
                       "mapped pinned memory)");
   }
+}
+
+// Temp storage is laid out in 256-byte aligned pieces.
+inline std::size_t round_up_256(std::size_t b) { return (b + 255) / 256 * 256; }
+inline void* aligned_256(void* p) {
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+  return reinterpret_cast<void*>((a + 255) / 256 * 256);
+}
+
+// A grid of 256-thread blocks for `items` threads' work, at most `cap` blocks
+// (grid-stride kernels loop over the rest).
+inline std::int64_t grid_for(std::int64_t items, std::int64_t cap) {
+  const std::int64_t blocks = (items + 255) / 256;
+  return blocks < cap ? blocks : cap;
 }
 
 // Launches kernel<<<grid, block, 0, stream>>>(args...) and reports a failed

@@ -1,0 +1,52 @@
+// streamscan/cpu/spmv.hpp - y = alpha * A x + beta * y on the CPU (semantics in
+// streamscan/spmv.hpp): rows in parallel, a block of rows per task. Both
+// strategies compute the same sums in the same order here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../detail/spmv_validate.hpp"
+#include "../spmv.hpp"
+#include "../status.hpp"
+#include "parallel.hpp"
+
+namespace streamscan::cpu {
+
+// Two-phase form, like the GPU's (no temp storage is needed: a query gets 1 byte).
+template <class Value, class Offset, class Index>
+[[nodiscard]] status spmv(void* temp, std::size_t& temp_bytes, const csr_view<Value, Offset, Index>& a, const Value* x,
+                          Value* y, Value alpha, Value beta, spmv_options opt = {}) {
+  const char* fn = "streamscan::cpu::spmv";
+  if (temp == nullptr) {
+    temp_bytes = 1;
+    return status::ok();
+  }
+  if (status s = streamscan::detail::validate_spmv(fn, a, x, y, opt); !s) return s;
+  if (opt.checked)
+    if (status s = streamscan::detail::check_csr_structure(fn, a.rows, a.cols, a.nnz, a.row_offsets, a.column_indices);
+        !s)
+      return s;
+  constexpr std::int64_t rows_per_task = 2048;
+  detail::parallel_for((a.rows + rows_per_task - 1) / rows_per_task, [&](std::int64_t task) {
+    const std::int64_t end = (task + 1) * rows_per_task < a.rows ? (task + 1) * rows_per_task : a.rows;
+    for (std::int64_t r = task * rows_per_task; r < end; ++r) {
+      Value sum = 0;
+      for (std::int64_t k = a.row_offsets[r]; k < static_cast<std::int64_t>(a.row_offsets[r + 1]); ++k)
+        sum += a.values[k] * x[a.column_indices[k]];
+      y[r] = beta == Value(0) ? alpha * sum : alpha * sum + beta * y[r];
+    }
+  });
+  return status::ok();
+}
+
+// Convenience form: throws streamscan::error.
+template <class Value, class Offset, class Index>
+void spmv(const csr_view<Value, Offset, Index>& a, const Value* x, Value* y, Value alpha, Value beta,
+          spmv_options opt = {}) {
+  std::size_t bytes = 1;
+  unsigned char temp = 0;
+  throw_if_error(spmv(&temp, bytes, a, x, y, alpha, beta, opt));
+}
+
+}  // namespace streamscan::cpu

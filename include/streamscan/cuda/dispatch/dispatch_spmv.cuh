@@ -1,0 +1,188 @@
+// streamscan/cuda/dispatch/dispatch_spmv.cuh - validates, sizes temp storage
+// and launches y = alpha A x + beta y (semantics: streamscan/spmv.hpp; the
+// kernels: kernels/spmv_kernels.cuh).
+//
+// Temp storage: merge_path: the tiles' start coordinates and carries (a few
+// bytes per tile of rows + nnz merge items); segmented_scan: the products
+// (nnz values), the head flags (nnz bytes) and the segmented scan's own.
+// Checked mode adds one word for the first bad entry.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "../../detail/spmv_validate.hpp"
+#include "../../detail/validate.hpp"
+#include "../../segmented.hpp"
+#include "../../spmv.hpp"
+#include "../../status.hpp"
+#include "../../tuning/spmv.hpp"
+#include "../kernels/spmv_kernels.cuh"
+#include "../util/runtime.cuh"
+#include "dispatch_segmented_scan.cuh"
+
+namespace streamscan::cuda::detail {
+
+struct spmv_layout {
+  std::size_t check = 0, starts = 0, carries = 0, products = 0, flags = 0, scan = 0, total = 0;
+};
+
+template <class V, class O, class I>
+status plan_spmv(const char* fn, const csr_view<V, O, I>& a, spmv_strategy strategy, cudaStream_t stream,
+                 spmv_layout& l) {
+  using streamscan::detail::temp_bytes_for;
+  constexpr tuning::spmv_shape shape = tuning::spmv_shape_for(sizeof(V));
+  auto place = [&l](std::size_t bytes) {
+    const std::size_t at = l.total;
+    l.total += (bytes + 255) / 256 * 256;
+    return at;
+  };
+  l.check = place(sizeof(unsigned long long));
+  if (strategy == spmv_strategy::merge_path) {
+    const std::int64_t tiles = (a.rows + a.nnz + shape.tile_items() - 1) / shape.tile_items();
+    l.starts = place(temp_bytes_for<merge_coordinate>(tiles + 1));
+    l.carries = place(temp_bytes_for<merge_carry<V>>(tiles));
+    return status::ok();
+  }
+  l.products = place(temp_bytes_for<V>(a.nnz));
+  l.flags = place(temp_bytes_for<unsigned char>(a.nnz));
+  std::size_t scan_bytes = 0;
+  segmented_options so;
+  so.direction = scan_direction::backward;
+  if (status s = dispatch_segmented_scan<V>(fn, nullptr, scan_bytes, static_cast<const V*>(nullptr),
+                                            static_cast<V*>(nullptr), a.nnz, head_flags{}, streamscan::plus{},
+                                            maybe<V>{V(0), false}, scan_mode::inclusive, stream, so);
+      !s)
+    return s;
+  l.scan = place(scan_bytes);
+  return status::ok();
+}
+
+// Checked mode: the structure test on the device, then one wait for its verdict.
+template <class O, class I>
+status check_csr_on_device(const char* fn, const O* offsets, const I* columns, std::int64_t rows, std::int64_t cols,
+                           std::int64_t nnz, unsigned long long* first_bad, cudaStream_t stream) {
+  if (rows == 0) return status::ok();
+  cudaError_t e = cudaMemsetAsync(first_bad, 0xff, sizeof(unsigned long long), stream);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, "resetting the check word (cudaMemsetAsync)", e);
+  }
+  if (status s = launch(fn, "check_csr_kernel", check_csr_kernel<O, I>, grid_for(rows + 1 > nnz ? rows + 1 : nnz, 4096),
+                        256, stream, offsets, columns, rows, cols, nnz, first_bad);
+      !s)
+    return s;
+  unsigned long long bad = 0;
+  e = cudaMemcpyAsync(&bad, first_bad, sizeof(bad), cudaMemcpyDeviceToHost, stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, "reading the structure check", e);
+  }
+  if (bad == ~0ull) return status::ok();
+  const std::int64_t at = static_cast<std::int64_t>(bad / 2);
+  if (bad % 2 == 1) {
+    I c = 0;
+    cudaMemcpy(&c, columns + at, sizeof(c), cudaMemcpyDeviceToHost);
+    return streamscan::detail::invalid_argument(fn, "A.column_indices[" + std::to_string(at) + "] is " +
+                                                        std::to_string(c) + ", outside [0, " + std::to_string(cols) +
+                                                        ") (checked mode)");
+  }
+  O here = 0, before = 0;
+  cudaMemcpy(&here, offsets + at, sizeof(here), cudaMemcpyDeviceToHost);
+  if (at > 0) cudaMemcpy(&before, offsets + at - 1, sizeof(before), cudaMemcpyDeviceToHost);
+  if (at == 0 && here != 0)
+    return streamscan::detail::invalid_argument(
+        fn, "A.row_offsets[0] is " + std::to_string(here) + ", not 0 (checked mode)");
+  if (at > 0 && here < before)
+    return streamscan::detail::invalid_argument(fn, "A.row_offsets decreases at row " + std::to_string(at - 1) + " (" +
+                                                        std::to_string(before) + " then " + std::to_string(here) +
+                                                        "; checked mode)");
+  return streamscan::detail::invalid_argument(fn, "A.row_offsets[rows] is " + std::to_string(here) +
+                                                      ", not A.nnz = " + std::to_string(nnz) + " (checked mode)");
+}
+
+template <class V, class O, class I>
+status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const csr_view<V, O, I>& a, const V* x,
+                     V* y, V alpha, V beta, cudaStream_t stream, spmv_options opt) {
+  const spmv_strategy strategy =
+      opt.strategy == spmv_strategy::automatic ? spmv_strategy::merge_path : opt.strategy;
+  if (temp == nullptr) {  // a size query checks the sizes and the strategy only
+    csr_view<V, O, I> sizes{a.rows, a.cols, a.nnz, nullptr, nullptr, nullptr};
+    if (a.rows < 0 || a.cols < 0 || a.nnz < 0 || opt.strategy > spmv_strategy::segmented_scan)
+      return streamscan::detail::validate_spmv(fn, sizes, x, y, opt);
+    spmv_layout l;
+    if (status s = plan_spmv(fn, a, strategy, stream, l); !s) return s;
+    temp_bytes = l.total + 255;
+    return status::ok();
+  }
+  if (status s = streamscan::detail::validate_spmv(fn, a, x, y, opt); !s) return s;
+  spmv_layout l;
+  if (status s = plan_spmv(fn, a, strategy, stream, l); !s) return s;
+  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, l.total + 255); !s) return s;
+  device_facts facts;
+  if (status s = current_device_facts(fn, facts); !s) return s;
+  if (a.rows > 0) {
+    if (status s = check_device_accessible(fn, "A.row_offsets", a.row_offsets, facts); !s) return s;
+    if (status s = check_device_accessible(fn, "y", y, facts); !s) return s;
+  }
+  if (a.nnz > 0) {
+    if (status s = check_device_accessible(fn, "A.column_indices", a.column_indices, facts); !s) return s;
+    if (status s = check_device_accessible(fn, "A.values", a.values, facts); !s) return s;
+    if (status s = check_device_accessible(fn, "x", x, facts); !s) return s;
+  }
+  if (status s = check_device_accessible(fn, "temp", temp, facts); !s) return s;
+  unsigned char* base = static_cast<unsigned char*>(aligned_256(temp));
+  if (opt.checked)
+    if (status s = check_csr_on_device(fn, a.row_offsets, a.column_indices, a.rows, a.cols, a.nnz,
+                                       reinterpret_cast<unsigned long long*>(base + l.check), stream);
+        !s)
+      return s;
+  if (a.rows == 0) return status::ok();
+
+  if (strategy == spmv_strategy::merge_path) {
+    constexpr tuning::spmv_shape shape = tuning::spmv_shape_for(sizeof(V));
+    const std::int64_t tiles = (a.rows + a.nnz + shape.tile_items() - 1) / shape.tile_items();
+    auto* starts = reinterpret_cast<merge_coordinate*>(base + l.starts);
+    auto* carries = reinterpret_cast<merge_carry<V>*>(base + l.carries);
+    status s = launch(fn, "merge_path_tiles_kernel", merge_path_tiles_kernel<O>, (tiles + 1 + 255) / 256, 256, stream,
+                      a.row_offsets, a.rows, a.nnz, static_cast<std::int64_t>(shape.tile_items()), tiles, starts);
+    if (s)
+      s = launch(fn, "merge_path_spmv_kernel", merge_path_spmv_kernel<shape.threads, shape.items, V, O, I>, tiles,
+                 shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, y, a.rows, alpha, beta,
+                 static_cast<const merge_coordinate*>(starts), carries);
+    if (s)
+      s = launch(fn, "merge_path_fixup_kernel", merge_path_fixup_kernel<V>, (tiles + 255) / 256, 256, stream,
+                 static_cast<const merge_carry<V>*>(carries), tiles, a.rows, alpha, y);
+    return s;
+  }
+
+  // [ScanPrimitives] 4.2, step by step.
+  V* products = reinterpret_cast<V*>(base + l.products);
+  unsigned char* flags = base + l.flags;
+  status s = status::ok();
+  if (a.nnz > 0) {
+    s = launch(fn, "seed_products_kernel", seed_products_kernel<V, I>, grid_for(a.nnz, 8192), 256, stream,
+               a.column_indices, a.values, x, a.nnz, products, flags);
+    if (s)
+      s = launch(fn, "seed_heads_kernel", seed_heads_kernel<O>, grid_for(a.rows, 8192), 256, stream, a.row_offsets,
+                 a.rows, a.nnz, flags);
+    if (s) {
+      segmented_options so;
+      so.direction = scan_direction::backward;
+      std::size_t scan_bytes = l.total - l.scan;
+      s = dispatch_segmented_scan<V>(fn, base + l.scan, scan_bytes, static_cast<const V*>(products), products, a.nnz,
+                                     head_flags{flags}, streamscan::plus{}, maybe<V>{V(0), false},
+                                     scan_mode::inclusive, stream, so);
+    }
+  }
+  if (s)
+    s = launch(fn, "seed_gather_kernel", seed_gather_kernel<V, O>, grid_for(a.rows, 8192), 256, stream, a.row_offsets,
+               a.rows, static_cast<const V*>(products), alpha, beta, y);
+  return s;
+}
+
+}  // namespace streamscan::cuda::detail

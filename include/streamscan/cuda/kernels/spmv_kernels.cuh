@@ -1,0 +1,230 @@
+// streamscan/cuda/kernels/spmv_kernels.cuh - the kernels of y = alpha A x + beta y
+// (semantics in streamscan/spmv.hpp).
+//
+// Merge path: the row ends (row_offsets[1..rows]) and the non-zero indices
+// 0..nnz-1 are merged into one sequence of rows + nnz items (a row end
+// comes before the non-zero with the same index, which belongs to the next
+// row) and cut into tiles of equal length. merge_path_tiles_kernel finds each
+// tile's start (row, non-zero) by a binary search along its diagonal.
+// merge_path_spmv_kernel stages the tile's row ends and products in shared
+// memory, gives each thread an equal slice of the tile (another search),
+// lets it add products and close rows, joins the partial row a thread hands
+// to the next by a block scan of (row, sum) pairs, and writes the rows the
+// tile closed. A tile's unfinished last row goes out as a carry;
+// merge_path_fixup_kernel adds the carries in tile order to the rows they
+// belong to, after every tile has written.
+//
+// [ScanPrimitives] section 4.2: seed_products_kernel, seed_heads_kernel,
+// then a backward segmented sum (the library's), then seed_gather_kernel.
+#pragma once
+
+#include <cstdint>
+
+#include "../block/block_scan.cuh"
+#include "../util/uninitialized.cuh"
+
+namespace streamscan::cuda::detail {
+
+// A tile's start in the merge: rows closed and non-zeros taken before it.
+struct merge_coordinate {
+  std::int64_t row;
+  std::int64_t nz;
+};
+
+// The number of row ends among the first `diagonal` merge items.
+// row_end(i) = offsets[i + 1]; a row end goes first on ties.
+template <class RowEnd>
+__device__ __forceinline__ std::int64_t merge_path_rows(std::int64_t diagonal, std::int64_t rows, std::int64_t nnz,
+                                                        RowEnd row_end) {
+  std::int64_t lo = diagonal > nnz ? diagonal - nnz : 0;
+  std::int64_t hi = diagonal < rows ? diagonal : rows;
+  while (lo < hi) {
+    const std::int64_t mid = (lo + hi) >> 1;
+    // Take row end `mid` (and all before it) if it is due before non-zero diagonal - mid - 1.
+    if (static_cast<std::int64_t>(row_end(mid)) <= diagonal - mid - 1)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+template <class Offset>
+__global__ void merge_path_tiles_kernel(const Offset* offsets, std::int64_t rows, std::int64_t nnz,
+                                        std::int64_t tile_items, std::int64_t tiles, merge_coordinate* starts) {
+  const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (t > tiles) return;
+  const std::int64_t total = rows + nnz;
+  const std::int64_t diagonal = t * tile_items < total ? t * tile_items : total;
+  const std::int64_t row =
+      merge_path_rows(diagonal, rows, nnz, [offsets](std::int64_t i) { return __ldg(offsets + i + 1); });
+  starts[t] = {row, diagonal - row};
+}
+
+// A row's partial sum keyed by the row (tile-local): the block scan joins
+// runs of the same row.
+template <class V>
+struct keyed_sum {
+  int row;
+  V sum;
+};
+struct join_same_row {
+  template <class V>
+  __device__ __forceinline__ keyed_sum<V> operator()(const keyed_sum<V>& a, const keyed_sum<V>& b) const {
+    return {b.row, a.row == b.row ? a.sum + b.sum : b.sum};
+  }
+};
+
+template <class V>
+struct merge_carry {
+  std::int64_t row;  // the row the carry belongs to (rows: none)
+  V sum;
+};
+
+template <int Threads, int Items, class V, class Offset, class Index>
+__global__ void __launch_bounds__(Threads)
+    merge_path_spmv_kernel(const Offset* offsets, const Index* columns, const V* values, const V* x, V* y,
+                           std::int64_t rows, V alpha, V beta, const merge_coordinate* starts,
+                           merge_carry<V>* carries) {
+  constexpr int tile_items = Threads * Items;
+  using scan_t = block_scan<keyed_sum<V>, Threads, block_scan_algorithm::kogge_stone>;
+  __shared__ union {
+    struct {
+      std::int64_t row_end[tile_items + 1];  // the tile's row ends, then one past
+      V product[tile_items];                 // the tile's products; then the closed rows' sums
+    } s;
+    typename scan_t::temp_storage scan;
+  } smem;
+  __shared__ V row_sum[tile_items];
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const merge_coordinate begin = starts[blockIdx.x], end = starts[blockIdx.x + 1];
+  const int tile_rows = static_cast<int>(end.row - begin.row);  // rows closed in this tile
+  const int tile_nz = static_cast<int>(end.nz - begin.nz);
+
+  // Stage the row ends (one past the tile: the open row's end, or a sentinel)
+  // and the products.
+  for (int i = tid; i <= tile_rows; i += Threads) {
+    const std::int64_t r = begin.row + i;
+    smem.s.row_end[i] = r < rows ? static_cast<std::int64_t>(__ldg(offsets + r + 1)) : INT64_MAX;
+  }
+  for (int i = tid; i < tile_nz; i += Threads) {
+    const std::int64_t k = begin.nz + i;
+    smem.s.product[i] = __ldg(values + k) * __ldg(x + __ldg(columns + k));
+  }
+  __syncthreads();
+
+  // This thread's slice of the tile: merge items [first, last).
+  const int items_here = tile_rows + tile_nz;
+  const int first = tid * Items < items_here ? tid * Items : items_here;
+  const int last = first + Items < items_here ? first + Items : items_here;
+  int row = 0;
+  {
+    int lo = first > tile_nz ? first - tile_nz : 0;
+    int hi = first < tile_rows ? first : tile_rows;
+    while (lo < hi) {
+      const int mid = (lo + hi) >> 1;
+      if (smem.s.row_end[mid] - begin.nz <= static_cast<std::int64_t>(first - mid - 1))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    row = lo;
+  }
+  int nz = first - row;
+  V sum = V(0);
+  int first_closed = -1;
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    if (first + i >= last) break;
+    if (begin.nz + nz < smem.s.row_end[row]) {
+      sum += smem.s.product[nz];
+      ++nz;
+    } else {
+      row_sum[row] = sum;
+      if (first_closed < 0) first_closed = row;
+      sum = V(0);
+      ++row;
+    }
+  }
+  __syncthreads();  // products and row ends no longer needed: the scan may take the storage
+
+  // Join partial rows across threads: thread t's open row continues in t+1.
+  keyed_sum<V> incl, excl, total;
+  join_same_row join;
+  scan_t(smem.scan).scan(keyed_sum<V>{row, sum}, join, incl, excl, total);
+  if (tid > 0 && first_closed >= 0 && excl.row == first_closed) row_sum[first_closed] += excl.sum;
+  if (tid == Threads - 1) carries[blockIdx.x] = {begin.row + total.row, total.sum};
+  __syncthreads();
+
+  for (int i = tid; i < tile_rows; i += Threads) {
+    const std::int64_t r = begin.row + i;
+    y[r] = beta == V(0) ? alpha * row_sum[i] : alpha * row_sum[i] + beta * y[r];
+  }
+}
+
+// After every tile: each run of tiles whose carries belong to one row adds
+// them, in tile order, to that row (the run's first tile does the work).
+template <class V>
+__global__ void merge_path_fixup_kernel(const merge_carry<V>* carries, std::int64_t tiles, std::int64_t rows, V alpha,
+                                        V* y) {
+  const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (t >= tiles) return;
+  const std::int64_t row = carries[t].row;
+  if (row >= rows || (t > 0 && carries[t - 1].row == row)) return;
+  V sum = carries[t].sum;
+  for (std::int64_t u = t + 1; u < tiles && carries[u].row == row; ++u) sum += carries[u].sum;
+  y[row] += alpha * sum;
+}
+
+// [ScanPrimitives] 4.2 step 1: product = value * x[index], flag = 0.
+template <class V, class Index>
+__global__ void seed_products_kernel(const Index* columns, const V* values, const V* x, std::int64_t nnz, V* products,
+                                     unsigned char* flags) {
+  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nnz;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    products[k] = values[k] * x[columns[k]];
+    flags[k] = 0;
+  }
+}
+
+// Step 2: a head flag at every row start (empty rows share theirs with the next row).
+template <class Offset>
+__global__ void seed_heads_kernel(const Offset* offsets, std::int64_t rows, std::int64_t nnz, unsigned char* flags) {
+  for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; r < rows;
+       r += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t k = offsets[r];
+    if (k < nnz) flags[k] = 1;
+  }
+}
+
+// Step 4 (after the backward segmented sum): each row's sum sits at its first element.
+template <class V, class Offset>
+__global__ void seed_gather_kernel(const Offset* offsets, std::int64_t rows, const V* sums, V alpha, V beta, V* y) {
+  for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; r < rows;
+       r += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t k = offsets[r];
+    const V sum = k < static_cast<std::int64_t>(offsets[r + 1]) ? sums[k] : V(0);
+    y[r] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];
+  }
+}
+
+// Checked mode: the first bad row offset or column index (lowest position),
+// as 2 * position + (0: offsets, 1: indices) in *first_bad (INT64_MAX: none).
+template <class Offset, class Index>
+__global__ void check_csr_kernel(const Offset* offsets, const Index* columns, std::int64_t rows, std::int64_t cols,
+                                 std::int64_t nnz, unsigned long long* first_bad) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i <= rows; i += stride) {
+    const std::int64_t o = offsets[i];
+    const bool bad = (i == 0 && o != 0) || (i > 0 && o < static_cast<std::int64_t>(offsets[i - 1])) ||
+                     (i == rows && o != nnz);
+    if (bad) atomicMin(first_bad, static_cast<unsigned long long>(2 * i));
+  }
+  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nnz; k += stride) {
+    const std::int64_t c = columns[k];
+    if (c < 0 || c >= cols) atomicMin(first_bad, static_cast<unsigned long long>(2 * k + 1));
+  }
+}
+
+}  // namespace streamscan::cuda::detail

@@ -1,0 +1,73 @@
+// streamscan/spmv.hpp - sparse matrix times dense vector for CSR matrices,
+// shared by every back end. No CUDA.
+//
+//   y = alpha * A x + beta * y
+//
+// A is rows x cols in compressed sparse row form (csr_view): row r holds
+// non-zeros [row_offsets[r], row_offsets[r+1]), with their columns in
+// column_indices and values in values; row_offsets has rows + 1 entries,
+// starts at 0, never decreases and ends at nnz (empty rows allowed; column
+// order within a row is free, repeated columns add). Offsets and column
+// indices may be int32 or int64, each on its own (the offsets must hold nnz,
+// the indices cols - 1). Values are float or double; products and sums are
+// taken in that type, in row order within what one thread adds.
+// With beta == 0, y is only written (NaNs in it do not propagate), as BLAS
+// does; x is read only where a row has a non-zero. y must not overlap x.
+//
+// Preconditions on the structure are trusted by default; options.checked
+// tests them first (offsets start at 0, never decrease, end at nnz; every
+// column index in [0, cols)), names the first bad entry, and writes nothing
+// (on the GPU this costs a pass over offsets and indices and one wait).
+//
+// Strategies:
+//   automatic / merge_path: the default. The rows and the non-zeros are
+//     merged into one sequence and cut into equal tiles (merge path), so
+//     neither long nor empty rows unbalance the work; a row split between
+//     tiles is finished by a small fix-up pass, in tile order.
+//   segmented_scan: [ScanPrimitives] section 4.2 as published: products and
+//     zeroed flags, a head flag scattered at every row start, a backward
+//     segmented inclusive sum, then each row's first element gathered.
+#pragma once
+
+#include <cstdint>
+
+namespace streamscan {
+
+enum class spmv_strategy { automatic, merge_path, segmented_scan };
+
+inline const char* to_string(spmv_strategy s) noexcept {
+  switch (s) {
+    case spmv_strategy::automatic: return "automatic";
+    case spmv_strategy::merge_path: return "merge_path";
+    case spmv_strategy::segmented_scan: return "segmented_scan";
+  }
+  return "unknown";
+}
+
+struct spmv_options {
+  spmv_strategy strategy = spmv_strategy::automatic;
+  bool checked = false;  // validate offsets and column indices first
+};
+
+// A CSR matrix held elsewhere (device memory for the GPU back end).
+template <class Value, class Offset = std::int32_t, class Index = Offset>
+struct csr_view {
+  using value_type = Value;
+  using offset_type = Offset;
+  using index_type = Index;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t nnz = 0;
+  const Offset* row_offsets = nullptr;    // rows + 1 entries
+  const Index* column_indices = nullptr;  // nnz entries
+  const Value* values = nullptr;          // nnz entries
+};
+
+template <class Value, class Offset, class Index>
+csr_view<Value, Offset, Index> make_csr_view(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                                             const Offset* row_offsets, const Index* column_indices,
+                                             const Value* values) {
+  return {rows, cols, nnz, row_offsets, column_indices, values};
+}
+
+}  // namespace streamscan

@@ -1,0 +1,218 @@
+// Test bodies of y = alpha A x + beta y, shared by every back end. The oracle
+// is a loop over rows in double on the host; a result is right when it is
+// within a rounding bound of the oracle for the value type and row length.
+//
+// A back end adapter provides name, available() and
+//   run_spmv<V, O, I>(const host_csr<V, O, I>& a, x, y (in: the initial y; out: the
+//                     result, copied back whether the call failed or not), alpha,
+//                     beta, options, form, null_arg) -> status
+// form: two-phase (temp == nullptr first) or convenience (returning the status
+// of a thrown streamscan::error); null_arg: which pointer the adapter passes as
+// null instead of the array (the size query keeps the real ones).
+// Each test TU stamps the tests out with STREAMSCAN_SPMV_TESTS(suite, backend).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+#include <limits>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <vector>
+
+#include <streamscan/spmv.hpp>
+#include <streamscan/status.hpp>
+
+#include "common/backend_fixture.hpp"
+#include "common/random.hpp"
+
+namespace streamscan_test {
+
+template <class V, class O, class I>
+struct host_csr {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<O> offsets;  // rows + 1 (or as a test breaks it)
+  std::vector<I> columns;
+  std::vector<V> values;
+  std::int64_t nnz() const { return static_cast<std::int64_t>(values.size()); }
+};
+
+template <class V, class O, class I>
+struct spmv_types {
+  using value = V;
+  using offset = O;
+  using index = I;
+};
+using spmv_type_list = ::testing::Types<spmv_types<float, std::int32_t, std::int32_t>,
+                                        spmv_types<double, std::int32_t, std::int64_t>,
+                                        spmv_types<float, std::int64_t, std::int32_t>,
+                                        spmv_types<double, std::int64_t, std::int64_t>>;
+
+enum class spmv_form { two_phase, convenience };
+enum class spmv_null { none, offsets, columns, values, x, y };
+
+// Row lengths: a mix of empty, single, short and random rows, plus `long_rows`
+// rows of `long_length` non-zeros at random places.
+template <class V, class O, class I>
+host_csr<V, O, I> random_csr(std::mt19937_64& rng, std::int64_t rows, std::int64_t cols, int max_length,
+                             int long_rows = 0, std::int64_t long_length = 0) {
+  host_csr<V, O, I> a;
+  a.rows = rows;
+  a.cols = cols;
+  std::vector<std::int64_t> length(static_cast<std::size_t>(rows));
+  for (auto& l : length) {
+    const auto k = rng() % 8;
+    l = k == 0 ? 0 : k == 1 ? 1 : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(max_length + 1));
+  }
+  for (int i = 0; i < long_rows && rows > 0; ++i) length[rng() % static_cast<std::uint64_t>(rows)] = long_length;
+  if (cols == 0) std::fill(length.begin(), length.end(), 0);
+  a.offsets.push_back(0);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t k = 0; k < length[r]; ++k) {
+      a.columns.push_back(static_cast<I>(rng() % static_cast<std::uint64_t>(cols)));
+      a.values.push_back(random_value<V>(rng));
+    }
+    a.offsets.push_back(static_cast<O>(a.values.size()));
+  }
+  return a;
+}
+
+// Checks y against the oracle for y0 (the initial y).
+template <class V, class O, class I>
+void expect_spmv_result(const host_csr<V, O, I>& a, const std::vector<V>& x, const std::vector<V>& y0,
+                        const std::vector<V>& y, V alpha, V beta, const std::string& what) {
+  ASSERT_EQ(y.size(), static_cast<std::size_t>(a.rows)) << what;
+  const double eps = std::numeric_limits<V>::epsilon();
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    double sum = 0, magnitude = 0;
+    const std::int64_t b = a.offsets[r], e = a.offsets[r + 1];
+    for (std::int64_t k = b; k < e; ++k) {
+      const double p = double(a.values[k]) * double(x[a.columns[k]]);
+      sum += p;
+      magnitude += std::fabs(p);
+    }
+    const double expected = beta == V(0) ? double(alpha) * sum : double(alpha) * sum + double(beta) * double(y0[r]);
+    const double bound = 4 * eps * (double(e - b) + 2) * (std::fabs(double(alpha)) * magnitude +
+                                                          (beta == V(0) ? 0 : std::fabs(double(beta) * y0[r]))) +
+                         std::numeric_limits<V>::min();
+    if (!(std::fabs(double(y[r]) - expected) <= bound)) {
+      ADD_FAILURE() << what << ": row " << r << " (" << e - b << " non-zeros): got " << y[r] << ", expected "
+                    << expected << " (bound " << bound << "); seed " << global_seed();
+      return;
+    }
+  }
+}
+
+inline std::vector<streamscan::spmv_strategy> spmv_strategies() {
+  return {streamscan::spmv_strategy::automatic, streamscan::spmv_strategy::merge_path,
+          streamscan::spmv_strategy::segmented_scan};
+}
+
+template <class Backend, class T>
+void check_spmv_shapes() {
+  using V = typename T::value;
+  using O = typename T::offset;
+  using I = typename T::index;
+  auto rng = make_rng(std::string("spmv.shapes.") + Backend::name + typeid(T).name());
+  struct shape {
+    std::int64_t rows, cols;
+    int max_length, long_rows;
+    std::int64_t long_length;
+  };
+  std::vector<shape> shapes = {{0, 0, 0, 0, 0},      {1, 1, 1, 0, 0},      {1, 5, 5, 0, 0},
+                               {3, 0, 0, 0, 0},      {1, 3000, 0, 1, 2999}, {200, 50, 6, 0, 0},
+                               {511, 700, 3, 0, 0},  {513, 700, 3, 0, 0},  {1025, 90, 2, 0, 0},
+                               {4000, 4000, 40, 2, 5000}, {20000, 1000, 0, 0, 0}};
+  std::int64_t big_rows = 100000 + static_cast<std::int64_t>(rng() % 100000), long_row = Backend::long_row;
+  if (const char* cap = std::getenv("STREAMSCAN_TEST_MAX_N")) {  // runs under compute-sanitizer
+    big_rows = std::min<std::int64_t>(big_rows, std::atoll(cap));
+    long_row = std::min<std::int64_t>(long_row, std::atoll(cap));
+  }
+  shapes.push_back({big_rows, 50000, 30, 3, long_row});
+  const V scalars[][2] = {{1, 0}, {1, 1}, {V(2.5), V(-0.5)}, {0, V(3)}, {0, 0}};
+  for (const shape& sh : shapes) {
+    const auto a = random_csr<V, O, I>(rng, sh.rows, sh.cols, sh.max_length, sh.long_rows, sh.long_length);
+    const auto x = random_vector<V>(rng, sh.cols);
+    for (const auto& ab : scalars) {
+      for (const auto strategy : spmv_strategies()) {
+        for (const spmv_form form : {spmv_form::two_phase, spmv_form::convenience}) {
+          if (form == spmv_form::convenience && !(ab[0] == V(1) && ab[1] == V(1))) continue;
+          auto y0 = random_vector<V>(rng, sh.rows);
+          if (ab[1] == V(0))  // beta == 0: y is not read, so NaNs must not come through
+            for (auto& v : y0) v = std::numeric_limits<V>::quiet_NaN();
+          std::vector<V> y = y0;
+          streamscan::spmv_options opt;
+          opt.strategy = strategy;
+          opt.checked = (rng() % 2) == 0;
+          const std::string what = std::string(Backend::name) + " rows " + std::to_string(sh.rows) + " nnz " +
+                                   std::to_string(a.nnz()) + " alpha " + std::to_string(ab[0]) + " beta " +
+                                   std::to_string(ab[1]) + " " + streamscan::to_string(strategy) +
+                                   (opt.checked ? " checked" : "");
+          const streamscan::status s = Backend::run_spmv(a, x, y, ab[0], ab[1], opt, form, spmv_null::none);
+          ASSERT_TRUE(s.is_ok()) << what << ": " << s.message();
+          expect_spmv_result(a, x, y0, y, ab[0], ab[1], what);
+        }
+      }
+    }
+  }
+}
+
+// Bad input: an error naming the argument, and y exactly as it was.
+template <class Backend, class T>
+void check_spmv_errors() {
+  using V = typename T::value;
+  using O = typename T::offset;
+  using I = typename T::index;
+  namespace ss = streamscan;
+  auto rng = make_rng(std::string("spmv.errors.") + Backend::name + typeid(T).name());
+  const auto good = random_csr<V, O, I>(rng, 300, 200, 9);
+  const auto x = random_vector<V>(rng, good.cols);
+  const auto y0 = random_vector<V>(rng, good.rows);
+  auto expect_error = [&](const host_csr<V, O, I>& a, ss::spmv_options opt, spmv_null null_arg, const char* needle) {
+    std::vector<V> y = y0;
+    const ss::status s = Backend::run_spmv(a, x, y, V(1), V(1), opt, spmv_form::two_phase, null_arg);
+    EXPECT_EQ(s.code(), ss::errc::invalid_argument) << needle << ": " << s.message();
+    EXPECT_NE(s.message().find(needle), std::string::npos) << s.message();
+    EXPECT_EQ(std::memcmp(y.data(), y0.data(), y.size() * sizeof(V)), 0) << needle << ": y was written";
+  };
+  ss::spmv_options checked;
+  checked.checked = true;
+  expect_error(good, {}, spmv_null::offsets, "'A.row_offsets' is a null pointer");
+  expect_error(good, {}, spmv_null::columns, "'A.column_indices' is a null pointer");
+  expect_error(good, {}, spmv_null::values, "'A.values' is a null pointer");
+  expect_error(good, {}, spmv_null::x, "'x' is a null pointer");
+  expect_error(good, {}, spmv_null::y, "'y' is a null pointer");
+  auto broken = good;
+  broken.cols = -1;
+  expect_error(broken, {}, spmv_null::none, "'A.cols' is negative");
+  broken = good;
+  std::swap(broken.offsets[10], broken.offsets[11]);
+  if (broken.offsets[10] != broken.offsets[11]) expect_error(broken, checked, spmv_null::none, "decreases at row");
+  broken = good;
+  broken.offsets.back() -= 1;
+  expect_error(broken, checked, spmv_null::none, "not A.nnz");
+  broken = good;
+  broken.offsets[0] = 1;
+  expect_error(broken, checked, spmv_null::none, "A.row_offsets[0]");
+  broken = good;
+  broken.columns[broken.columns.size() / 2] = static_cast<I>(good.cols);
+  expect_error(broken, checked, spmv_null::none, "outside [0, 200)");
+  broken = good;
+  broken.columns[0] = -1;
+  expect_error(broken, checked, spmv_null::none, "is -1, outside");
+}
+
+}  // namespace streamscan_test
+
+#define STREAMSCAN_SPMV_TESTS(Suite, Backend)                                                           \
+  template <class T>                                                                                    \
+  class Suite : public streamscan_test::backend_typed_test<Backend, T> {};                              \
+  TYPED_TEST_SUITE(Suite, streamscan_test::spmv_type_list);                                             \
+  TYPED_TEST(Suite, shapes_scalars_strategies) { streamscan_test::check_spmv_shapes<Backend, TypeParam>(); } \
+  TYPED_TEST(Suite, bad_input) { streamscan_test::check_spmv_errors<Backend, TypeParam>(); }

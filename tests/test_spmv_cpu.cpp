@@ -1,0 +1,41 @@
+// SpMV on the CPU back end.
+#include <streamscan/cpu/spmv.hpp>
+
+#include <vector>
+
+#include "spmv_test_body.hpp"
+
+namespace streamscan_test {
+
+struct cpu_spmv_backend {
+  static constexpr const char* name = "cpu";
+  static constexpr std::int64_t long_row = 200000;
+  static bool available() { return true; }
+
+  template <class V, class O, class I>
+  static streamscan::status run_spmv(const host_csr<V, O, I>& a, const std::vector<V>& x, std::vector<V>& y, V alpha,
+                                     V beta, streamscan::spmv_options opt, spmv_form form, spmv_null null_arg) {
+    namespace ss = streamscan;
+    auto pick = [&](auto* p, spmv_null which) { return null_arg == which ? nullptr : p; };
+    const ss::csr_view<V, O, I> view{a.rows, a.cols, a.nnz(), pick(a.offsets.data(), spmv_null::offsets),
+                                     pick(a.columns.data(), spmv_null::columns), pick(a.values.data(), spmv_null::values)};
+    const V* xp = pick(x.data(), spmv_null::x);
+    V* yp = pick(y.data(), spmv_null::y);
+    if (form == spmv_form::convenience) {
+      try {
+        ss::cpu::spmv(view, xp, yp, alpha, beta, opt);
+        return ss::status::ok();
+      } catch (const ss::error& e) {
+        return e.get_status();
+      }
+    }
+    std::size_t bytes = 0;
+    if (ss::status s = ss::cpu::spmv(nullptr, bytes, view, xp, yp, alpha, beta, opt); !s) return s;
+    std::vector<unsigned char> temp(bytes);
+    return ss::cpu::spmv(temp.data(), bytes, view, xp, yp, alpha, beta, opt);
+  }
+};
+
+}  // namespace streamscan_test
+
+STREAMSCAN_SPMV_TESTS(spmv_cpu, streamscan_test::cpu_spmv_backend)

@@ -1,0 +1,118 @@
+// SpMV on the GPU: the shared bodies (spmv_test_body.hpp) through the two
+// public forms, with the arrays copied to the device.
+#include <streamscan/cuda/device/device_spmv.cuh>
+
+#include <vector>
+
+#include "common/cuda_helpers.cuh"
+#include "spmv_test_body.hpp"
+
+namespace streamscan_test {
+
+struct cuda_spmv_backend {
+  static constexpr const char* name = "cuda";
+  static constexpr std::int64_t long_row = 2'100'000;  // a row of millions of non-zeros, many tiles long
+  static bool available() { return gpu_present(); }
+
+  template <class V, class O, class I>
+  static streamscan::status run_spmv(const host_csr<V, O, I>& a, const std::vector<V>& x, std::vector<V>& y, V alpha,
+                                     V beta, streamscan::spmv_options opt, spmv_form form, spmv_null null_arg) {
+    namespace ss = streamscan;
+    device_buffer<O> d_offsets(a.offsets.size());
+    device_buffer<I> d_columns(a.columns.size());
+    device_buffer<V> d_values(a.values.size()), d_x(x.size()), d_y(y.size());
+    d_offsets.upload(a.offsets);
+    d_columns.upload(a.columns);
+    d_values.upload(a.values);
+    d_x.upload(x);
+    d_y.upload(y);
+    auto pick = [&](auto* p, spmv_null which) { return null_arg == which ? nullptr : p; };
+    const ss::csr_view<V, O, I> view{a.rows, a.cols, a.nnz(), pick(d_offsets.get(), spmv_null::offsets),
+                                     pick(d_columns.get(), spmv_null::columns), pick(d_values.get(), spmv_null::values)};
+    const ss::csr_view<V, O, I> sized{a.rows, a.cols, a.nnz(), d_offsets.get(), d_columns.get(), d_values.get()};
+    const V* xp = pick(d_x.get(), spmv_null::x);
+    V* yp = pick(d_y.get(), spmv_null::y);
+    const cudaStream_t stream = test_stream();
+    ss::status s = ss::status::ok();
+    if (form == spmv_form::convenience) {
+      try {
+        ss::cuda::spmv(view, xp, yp, alpha, beta, stream, opt);
+      } catch (const ss::error& e) {
+        s = e.get_status();
+      }
+    } else {
+      std::size_t bytes = 0;
+      s = ss::cuda::spmv(nullptr, bytes, sized, d_x.get(), d_y.get(), alpha, beta, stream, opt);
+      if (s) {
+        device_buffer<unsigned char> temp(bytes + 1);
+        s = ss::cuda::spmv(temp.get() + 1, bytes, view, xp, yp, alpha, beta, stream, opt);  // unaligned on purpose
+        STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
+      }
+    }
+    STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
+    d_y.download(y);
+    return s;
+  }
+};
+
+}  // namespace streamscan_test
+
+STREAMSCAN_SPMV_TESTS(spmv_cuda, streamscan_test::cuda_spmv_backend)
+
+namespace {
+
+// A CSR matrix of 2^31 + 2^20 non-zeros (int64 offsets): 2^20 rows of 2049,
+// values 1, columns hashed from the position, x[c] = c % 7 + 1, so every row
+// sum is an exact small integer in float.
+constexpr std::int64_t large_rows = std::int64_t{1} << 20, large_length = 2049, large_cols = (1 << 20) + 7;
+
+__host__ __device__ inline std::int32_t large_column(std::int64_t k) {
+  return static_cast<std::int32_t>((static_cast<std::uint64_t>(k) * 2654435761u) % large_cols);
+}
+
+__global__ void fill_large_csr(std::int64_t* offsets, std::int32_t* columns, float* values, float* x) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const std::int64_t first = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  for (std::int64_t r = first; r <= large_rows; r += stride) offsets[r] = r * large_length;
+  for (std::int64_t k = first; k < large_rows * large_length; k += stride) {
+    columns[k] = large_column(k);
+    values[k] = 1.0f;
+  }
+  for (std::int64_t c = first; c < large_cols; c += stride) x[c] = static_cast<float>(c % 7 + 1);
+}
+
+TEST(large_spmv_cuda, int64_offsets_past_two_to_the_31) {
+  namespace ss = streamscan;
+  using namespace streamscan_test;
+  if (!gpu_present()) GTEST_SKIP() << "cuda back end unavailable: no GPU";
+  const std::int64_t nnz = large_rows * large_length;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  STREAMSCAN_TEST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < static_cast<std::size_t>(nnz) * 16) GTEST_SKIP() << "needs " << nnz * 16 / (1 << 30) << " GiB";
+  device_buffer<std::int64_t> offsets(large_rows + 1);
+  device_buffer<std::int32_t> columns(nnz);
+  device_buffer<float> values(nnz), x(large_cols), y(large_rows);
+  fill_large_csr<<<4096, 256>>>(offsets.get(), columns.get(), values.get(), x.get());
+  STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+  std::vector<float> expected(large_rows);
+  for (std::int64_t r = 0; r < large_rows; ++r) {
+    std::int64_t sum = 0;
+    for (std::int64_t k = r * large_length; k < (r + 1) * large_length; ++k) sum += large_column(k) % 7 + 1;
+    expected[r] = static_cast<float>(sum);
+  }
+  const ss::csr_view<float, std::int64_t, std::int32_t> a{large_rows, large_cols, nnz, offsets.get(), columns.get(),
+                                                          values.get()};
+  for (const auto strategy : {ss::spmv_strategy::merge_path, ss::spmv_strategy::segmented_scan}) {
+    ss::spmv_options opt;
+    opt.strategy = strategy;
+    STREAMSCAN_TEST_CUDA(cudaMemset(y.get(), 0xff, large_rows * sizeof(float)));
+    ss::cuda::spmv(a, x.get(), y.get(), 1.0f, 0.0f, nullptr, opt);
+    STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+    std::vector<float> got;
+    y.download(got);
+    for (std::int64_t r = 0; r < large_rows; ++r)
+      ASSERT_EQ(got[r], expected[r]) << ss::to_string(strategy) << " row " << r;
+  }
+}
+
+}  // namespace
