@@ -195,7 +195,7 @@ void check_spmv_errors() {
   std::swap(broken.offsets[10], broken.offsets[11]);
   if (broken.offsets[10] != broken.offsets[11]) expect_error(broken, checked, spmv_null::none, "decreases at row");
   broken = good;
-  broken.offsets.back() -= 1;
+  broken.offsets.back() += 1;
   expect_error(broken, checked, spmv_null::none, "not A.nnz");
   broken = good;
   broken.offsets[0] = 1;

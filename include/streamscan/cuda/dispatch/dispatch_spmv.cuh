@@ -52,8 +52,11 @@ status plan_spmv(const char* fn, const csr_view<V, O, I>& a, spmv_strategy strat
   std::size_t scan_bytes = 0;
   segmented_options so;
   so.direction = scan_direction::backward;
+  // A size query reads no flags, but it does refuse a null pointer for them.
+  const unsigned char placeholder = 0;
   if (status s = dispatch_segmented_scan<V>(fn, nullptr, scan_bytes, static_cast<const V*>(nullptr),
-                                            static_cast<V*>(nullptr), a.nnz, head_flags{}, streamscan::plus{},
+                                            static_cast<V*>(nullptr), a.nnz, head_flags{&placeholder},
+                                            streamscan::plus{},
                                             maybe<V>{V(0), false}, scan_mode::inclusive, stream, so);
       !s)
     return s;

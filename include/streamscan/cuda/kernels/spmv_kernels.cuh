@@ -90,8 +90,8 @@ __global__ void __launch_bounds__(Threads)
   using scan_t = block_scan<keyed_sum<V>, Threads, block_scan_algorithm::kogge_stone>;
   __shared__ union {
     struct {
-      std::int64_t row_end[tile_items + 1];  // the tile's row ends, then one past
-      V product[tile_items];                 // the tile's products; then the closed rows' sums
+      int row_end[tile_items + 1];  // the tile's row ends less its first non-zero (clamped), then one past
+      V product[tile_items];        // the tile's products
     } s;
     typename scan_t::temp_storage scan;
   } smem;
@@ -102,15 +102,39 @@ __global__ void __launch_bounds__(Threads)
   const int tile_rows = static_cast<int>(end.row - begin.row);  // rows closed in this tile
   const int tile_nz = static_cast<int>(end.nz - begin.nz);
 
-  // Stage the row ends (one past the tile: the open row's end, or a sentinel)
-  // and the products.
-  for (int i = tid; i <= tile_rows; i += Threads) {
-    const std::int64_t r = begin.row + i;
-    smem.s.row_end[i] = r < rows ? static_cast<std::int64_t>(__ldg(offsets + r + 1)) : INT64_MAX;
-  }
-  for (int i = tid; i < tile_nz; i += Threads) {
-    const std::int64_t k = begin.nz + i;
-    smem.s.product[i] = __ldg(values + k) * __ldg(x + __ldg(columns + k));
+  // Stage the products and the row ends (one past the tile: the open row's
+  // end, or a sentinel). Every load of a thread is issued before the first
+  // is used, so that a thread keeps Items gathers of x in flight.
+  {
+    Index column[Items];
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      const int i = tid + j * Threads;
+      column[j] = i < tile_nz ? __ldg(columns + begin.nz + i) : Index(0);
+    }
+    V value[Items], xv[Items];
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      const int i = tid + j * Threads;
+      if (i < tile_nz) {
+        value[j] = __ldg(values + begin.nz + i);
+        xv[j] = __ldg(x + column[j]);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j <= Items; ++j) {
+      const int i = tid + j * Threads;
+      if (i <= tile_rows) {
+        const std::int64_t r = begin.row + i;
+        const std::int64_t e = r < rows ? static_cast<std::int64_t>(__ldg(offsets + r + 1)) - begin.nz : INT32_MAX;
+        smem.s.row_end[i] = e < INT32_MAX ? static_cast<int>(e) : INT32_MAX;
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      const int i = tid + j * Threads;
+      if (i < tile_nz) smem.s.product[i] = value[j] * xv[j];
+    }
   }
   __syncthreads();
 
@@ -124,7 +148,7 @@ __global__ void __launch_bounds__(Threads)
     int hi = first < tile_rows ? first : tile_rows;
     while (lo < hi) {
       const int mid = (lo + hi) >> 1;
-      if (smem.s.row_end[mid] - begin.nz <= static_cast<std::int64_t>(first - mid - 1))
+      if (smem.s.row_end[mid] <= first - mid - 1)
         lo = mid + 1;
       else
         hi = mid;
@@ -137,7 +161,7 @@ __global__ void __launch_bounds__(Threads)
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
     if (first + i >= last) break;
-    if (begin.nz + nz < smem.s.row_end[row]) {
+    if (nz < smem.s.row_end[row]) {
       sum += smem.s.product[nz];
       ++nz;
     } else {
