@@ -6,4 +6,5 @@
 #include "cpu/segmented_scan.hpp"
 #include "cpu/select.hpp"
 #include "cpu/sort.hpp"
+#include "cpu/spmv.hpp"
 #include "iterators.hpp"

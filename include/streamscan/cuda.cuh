@@ -6,4 +6,6 @@
 #include "cuda/device/device_segmented_scan.cuh"
 #include "cuda/device/device_select.cuh"
 #include "cuda/device/device_sort.cuh"
+#include "cuda/device/device_spmv.cuh"
+#include "cuda/device/device_coo_to_csr.cuh"
 #include "iterators.hpp"

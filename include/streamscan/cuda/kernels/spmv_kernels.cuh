@@ -252,3 +252,45 @@ __global__ void check_csr_kernel(const Offset* offsets, const Index* columns, st
 }
 
 }  // namespace streamscan::cuda::detail
+
+namespace streamscan::cuda::detail {
+
+// coo_to_csr: key = row * cols + col, the sort key of a triplet.
+template <class I>
+__global__ void coo_keys_kernel(const I* rows_in, const I* cols_in, std::int64_t nnz, std::uint64_t cols,
+                                std::uint64_t* keys) {
+  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nnz;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    keys[k] = static_cast<std::uint64_t>(rows_in[k]) * cols + static_cast<std::uint64_t>(cols_in[k]);
+}
+
+// A head flag where a sorted key differs from its predecessor.
+template <int = 0>
+__global__ void coo_heads_kernel(const std::uint64_t* keys, std::int64_t nnz, unsigned char* heads) {
+  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nnz;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    heads[k] = k == 0 || keys[k] != keys[k - 1];
+}
+
+// From the unique sorted keys: the column indices, and each row's first
+// position (a binary search per row; offsets[rows] = the unique count).
+template <class O, class I>
+__global__ void coo_finish_kernel(const std::uint64_t* unique_keys, const std::int64_t* unique_count,
+                                  std::int64_t rows, std::uint64_t cols, O* offsets, I* columns) {
+  const std::int64_t count = *unique_count;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const std::int64_t first = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  for (std::int64_t k = first; k < count; k += stride) columns[k] = static_cast<I>(unique_keys[k] % cols);
+  for (std::int64_t r = first; r <= rows; r += stride) {
+    const std::uint64_t key = static_cast<std::uint64_t>(r) * cols;  // the row's first possible key
+    std::int64_t lo = 0, hi = count;
+    while (lo < hi) {
+      const std::int64_t mid = (lo + hi) >> 1;
+      if (unique_keys[mid] < key) lo = mid + 1;
+      else hi = mid;
+    }
+    offsets[r] = static_cast<O>(lo);
+  }
+}
+
+}  // namespace streamscan::cuda::detail
