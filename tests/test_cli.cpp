@@ -69,9 +69,9 @@ TEST(Cli, SortBenchOptions) {
   EXPECT_EQ(d.bench.distributions, sort_distributions());
   EXPECT_FALSE(d.bench.seed_table);
   EXPECT_EQ(d.bench.log2_sizes, (std::vector<int>{16, 18, 20, 22, 24, 26, 28, 30}));
-  // The sort's algorithms are bench algorithms too, after the scan's.
+  // The sort's algorithms (then SpMV's) are bench algorithms too, after the scan's.
   for (const char* a : {"onesweep", "double_buffer", "split", "quicksort"}) EXPECT_TRUE(wants(d.bench, a)) << a;
-  EXPECT_EQ(scan_bench_algorithms().size() + 4, bench_algorithms().size());
+  EXPECT_EQ(scan_bench_algorithms().size() + 4 + 3, bench_algorithms().size());
 
   const command c = parse({"bench", "--seed-table", "--key-types", "pairs,uint32", "--distributions", "and4,sorted",
                            "--algorithms", "cub,split,quicksort", "--primitives", "scan,sort"});
@@ -83,6 +83,14 @@ TEST(Cli, SortBenchOptions) {
   EXPECT_FALSE(wants(c.bench, "onesweep"));
   EXPECT_EQ(parse({"--primitives", "sort", "--key-types", "all"}).bench.key_types, sort_key_types());
   EXPECT_EQ(parse({"--primitives", "sort", "--distributions", "all"}).bench.distributions, sort_distributions());
+}
+
+TEST(Cli, SpmvBenchOptions) {
+  const command c = parse({"bench", "--primitives", "spmv", "--algorithms", "cusparse,merge_path"});
+  EXPECT_EQ(c.bench.primitives, (std::vector<std::string>{"spmv"}));
+  EXPECT_TRUE(wants(c.bench, "merge_path"));
+  EXPECT_FALSE(wants(c.bench, "segmented_scan"));
+  EXPECT_THROW(parse({"bench", "--primitives", "spmv", "--algorithms", "csr_vector"}), usage_error);
 }
 
 TEST(Cli, SizeForms) {

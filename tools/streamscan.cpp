@@ -1,6 +1,8 @@
 // streamscan - the command: bench (the main job), tune, verify.
 // `streamscan --help` says what each does; tools/cli.cpp parses the arguments.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <random>
 #include <string>
@@ -22,7 +24,24 @@ std::string command_line(int argc, char** argv) {
   return s;
 }
 
+// Whether --json's file can be written, asked before minutes of measuring
+// rather than after (the file is created empty, then filled at the end).
+bool json_writable(const std::string& path, std::string& why) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) {
+    why = std::strerror(errno);
+    return false;
+  }
+  std::fclose(f);
+  return true;
+}
+
 int bench(const command& c, const std::string& line) {
+  if (std::string why; !c.bench.json.empty() && !json_writable(c.bench.json, why)) {
+    std::fprintf(stderr, "streamscan: --json %s cannot be written (%s); nothing was measured\n",
+                 c.bench.json.c_str(), why.c_str());
+    return 2;
+  }
   const gpu_probe gpu = c.bench.cpu ? gpu_probe{} : probe_gpu();
   bench_report rep;
   rep.command = line;
