@@ -21,6 +21,7 @@
 #include "../scan_options.hpp"
 #include "../status.hpp"
 #include "parallel.hpp"
+#include "scratch.hpp"
 
 namespace streamscan::cpu {
 
@@ -181,10 +182,7 @@ status scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt 
 template <class A, class InIt, class OutIt, class Op>
 void scan_allocating(const char* fn, InIt in, OutIt out, std::int64_t n, Op op,
                      const scan_args<A>& args, scan_options opt) {
-  std::size_t bytes = 0;
-  throw_if_error(scan<A>(fn, nullptr, bytes, in, out, n, op, args, opt));
-  std::unique_ptr<unsigned char[]> temp(new unsigned char[bytes]);
-  throw_if_error(scan<A>(fn, temp.get(), bytes, in, out, n, op, args, opt));
+  with_heap_scratch([&](void* temp, std::size_t& bytes) { return scan<A>(fn, temp, bytes, in, out, n, op, args, opt); });
 }
 
 }  // namespace detail

@@ -15,6 +15,7 @@
 #include "../detail/validate.hpp"
 #include "../operators.hpp"
 #include "../segmented.hpp"
+#include "scratch.hpp"
 #include "../status.hpp"
 #include "scan.hpp"
 
@@ -64,14 +65,6 @@ status segmented_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt 
       if (segments.flags[i]) bits[i >> 5] |= 1u << (i & 31);
   }
   return scan<P>(fn, static_cast<unsigned char*>(temp) + bits_bytes, inner, pin, pout, n, pop, args, opt.scan);
-}
-
-template <class TwoPhase>
-void with_heap_scratch(TwoPhase two_phase) {
-  std::size_t bytes = 0;
-  throw_if_error(two_phase(nullptr, bytes));
-  std::unique_ptr<unsigned char[]> temp(new unsigned char[bytes > 0 ? bytes : 1]);
-  throw_if_error(two_phase(temp.get(), bytes));
 }
 
 }  // namespace detail

@@ -23,6 +23,7 @@
 #include "../status.hpp"
 #include "parallel.hpp"
 #include "scan.hpp"
+#include "scratch.hpp"
 
 namespace streamscan::cpu {
 namespace detail {
@@ -301,6 +302,44 @@ template <class InIt, class FlagIt, class OutIt, class HeadOut>
     s = e;
   }
   return status::ok();
+}
+
+// ---- convenience forms (the GPU's, without a stream): heap scratch, errors thrown ----
+
+// Returns how many were selected (may exceed capacity; at most capacity are written).
+template <class InIt, class OutIt, class Pred, class = std::enable_if_t<streamscan::detail::is_iterator_v<InIt>>>
+std::int64_t select_if(InIt in, OutIt out, std::int64_t n, std::int64_t capacity, Pred pred, select_options opt = {}) {
+  return detail::with_heap_count([&](void* t, std::size_t& b, std::int64_t* c) {
+    return select_if(t, b, in, out, n, capacity, c, pred, opt);
+  });
+}
+
+template <class InIt, class FlagIt, class OutIt, class = std::enable_if_t<streamscan::detail::is_iterator_v<InIt>>>
+std::int64_t select_flagged(InIt in, FlagIt flags, OutIt out, std::int64_t n, std::int64_t capacity,
+                            select_options opt = {}) {
+  return detail::with_heap_count([&](void* t, std::size_t& b, std::int64_t* c) {
+    return select_flagged(t, b, in, flags, out, n, capacity, c, opt);
+  });
+}
+
+// Returns the selected count (where the rejected begin).
+template <class InIt, class OutIt, class Pred, class = std::enable_if_t<streamscan::detail::is_iterator_v<InIt>>>
+std::int64_t partition(InIt in, OutIt out, std::int64_t n, Pred pred, select_options opt = {}) {
+  return detail::with_heap_count(
+      [&](void* t, std::size_t& b, std::int64_t* c) { return partition(t, b, in, out, n, c, pred, opt); });
+}
+
+template <class InIt, class OutIt, class Pred, class = std::enable_if_t<streamscan::detail::is_iterator_v<InIt>>>
+std::int64_t stable_partition(InIt in, OutIt out, std::int64_t n, Pred pred, select_options opt = {}) {
+  return detail::with_heap_count(
+      [&](void* t, std::size_t& b, std::int64_t* c) { return stable_partition(t, b, in, out, n, c, pred, opt); });
+}
+
+// Returns the false count (where the trues begin).
+template <class InIt, class FlagIt, class OutIt, class = std::enable_if_t<streamscan::detail::is_iterator_v<InIt>>>
+std::int64_t split(InIt in, FlagIt flags, OutIt out, std::int64_t n, select_options opt = {}) {
+  return detail::with_heap_count(
+      [&](void* t, std::size_t& b, std::int64_t* c) { return split(t, b, in, flags, out, n, c, opt); });
 }
 
 }  // namespace streamscan::cpu

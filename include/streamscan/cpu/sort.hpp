@@ -33,6 +33,7 @@
 #include "../operators.hpp"
 #include "../sort.hpp"
 #include "../status.hpp"
+#include "scratch.hpp"
 
 namespace streamscan::cpu {
 namespace detail {
@@ -264,15 +265,6 @@ status quicksort(const char* fn, void* temp, std::size_t& temp_bytes, const K* i
   return status::ok();
 }
 
-// Convenience forms: temp on the heap, errors thrown.
-template <class Call>
-void with_sort_scratch(Call call) {
-  std::size_t bytes = 0;
-  throw_if_error(call(nullptr, bytes));
-  std::unique_ptr<unsigned char[]> temp(new unsigned char[bytes]);
-  throw_if_error(call(temp.get(), bytes));
-}
-
 }  // namespace detail
 
 // ---- radix sort, two-phase forms ----
@@ -334,19 +326,19 @@ template <class K, class Less = streamscan::less>
 
 template <class K>
 void radix_sort_keys(const K* keys_in, K* keys_out, std::int64_t n, sort_options opt = {}) {
-  detail::with_sort_scratch([&](void* t, std::size_t& b) { return radix_sort_keys(t, b, keys_in, keys_out, n, opt); });
+  detail::with_heap_scratch([&](void* t, std::size_t& b) { return radix_sort_keys(t, b, keys_in, keys_out, n, opt); });
 }
 
 template <class K, class V>
 void radix_sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* values_out, std::int64_t n,
                       sort_options opt = {}) {
-  detail::with_sort_scratch(
+  detail::with_heap_scratch(
       [&](void* t, std::size_t& b) { return radix_sort_pairs(t, b, keys_in, keys_out, values_in, values_out, n, opt); });
 }
 
 template <class K, class Less = streamscan::less>
 void quicksort(const K* in, K* out, std::int64_t n, quicksort_options opt = {}, Less less = {}) {
-  detail::with_sort_scratch([&](void* t, std::size_t& b) { return quicksort(t, b, in, out, n, opt, less); });
+  detail::with_heap_scratch([&](void* t, std::size_t& b) { return quicksort(t, b, in, out, n, opt, less); });
 }
 
 }  // namespace streamscan::cpu

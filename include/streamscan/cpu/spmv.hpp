@@ -10,6 +10,7 @@
 #include "../spmv.hpp"
 #include "../status.hpp"
 #include "parallel.hpp"
+#include "scratch.hpp"
 
 namespace streamscan::cpu {
 
@@ -44,9 +45,7 @@ template <class Value, class Offset, class Index>
 template <class Value, class Offset, class Index>
 void spmv(const csr_view<Value, Offset, Index>& a, const Value* x, Value* y, Value alpha, Value beta,
           spmv_options opt = {}) {
-  std::size_t bytes = 1;
-  unsigned char temp = 0;
-  throw_if_error(spmv(&temp, bytes, a, x, y, alpha, beta, opt));
+  detail::with_heap_scratch([&](void* t, std::size_t& b) { return spmv(t, b, a, x, y, alpha, beta, opt); });
 }
 
 }  // namespace streamscan::cpu

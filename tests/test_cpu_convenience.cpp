@@ -1,0 +1,76 @@
+// The CPU back end's convenience forms of compaction, partition and split:
+// the same names and arguments as the GPU's (less the stream), results from
+// the two-phase forms underneath, errors thrown as streamscan::error.
+#include <gtest/gtest.h>
+
+#include <streamscan/cpu.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/random.hpp"
+
+namespace {
+namespace ss = streamscan;
+
+struct is_odd {
+  bool operator()(std::int32_t x) const { return (x & 1) != 0; }
+};
+
+TEST(cpu_convenience, compaction_partition_split) {
+  auto rng = streamscan_test::make_rng("cpu_convenience");
+  const std::int64_t n = 100000 + static_cast<std::int64_t>(rng() % 1000);
+  std::vector<std::int32_t> in(n);
+  std::vector<unsigned char> flags(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    in[i] = static_cast<std::int32_t>(rng() % 1000);
+    flags[i] = static_cast<unsigned char>(rng() % 3 == 0);
+  }
+  std::vector<std::int32_t> odd, even, flagged, unflagged;
+  for (std::int64_t i = 0; i < n; ++i) {
+    (is_odd{}(in[i]) ? odd : even).push_back(in[i]);
+    (flags[i] ? flagged : unflagged).push_back(in[i]);
+  }
+  std::vector<std::int32_t> out(n, -1);
+
+  EXPECT_EQ(ss::cpu::select_if(in.data(), out.data(), n, n, is_odd{}), static_cast<std::int64_t>(odd.size()));
+  EXPECT_TRUE(std::equal(odd.begin(), odd.end(), out.begin()));
+
+  // A short capacity: the count is still the whole, only `capacity` are written.
+  std::fill(out.begin(), out.end(), -1);
+  EXPECT_EQ(ss::cpu::select_if(in.data(), out.data(), n, 10, is_odd{}), static_cast<std::int64_t>(odd.size()));
+  EXPECT_EQ(out[10], -1);
+
+  EXPECT_EQ(ss::cpu::select_flagged(in.data(), flags.data(), out.data(), n, n),
+            static_cast<std::int64_t>(flagged.size()));
+  EXPECT_TRUE(std::equal(flagged.begin(), flagged.end(), out.begin()));
+
+  EXPECT_EQ(ss::cpu::stable_partition(in.data(), out.data(), n, is_odd{}), static_cast<std::int64_t>(odd.size()));
+  EXPECT_TRUE(std::equal(odd.begin(), odd.end(), out.begin()));
+  EXPECT_TRUE(std::equal(even.begin(), even.end(), out.begin() + static_cast<std::int64_t>(odd.size())));
+
+  EXPECT_EQ(ss::cpu::partition(in.data(), out.data(), n, is_odd{}), static_cast<std::int64_t>(odd.size()));
+  EXPECT_TRUE(std::equal(odd.begin(), odd.end(), out.begin()));
+  EXPECT_TRUE(std::equal(even.rbegin(), even.rend(), out.begin() + static_cast<std::int64_t>(odd.size())));
+
+  EXPECT_EQ(ss::cpu::split(in.data(), flags.data(), out.data(), n), static_cast<std::int64_t>(unflagged.size()));
+  EXPECT_TRUE(std::equal(unflagged.begin(), unflagged.end(), out.begin()));
+  EXPECT_TRUE(std::equal(flagged.begin(), flagged.end(), out.begin() + static_cast<std::int64_t>(unflagged.size())));
+}
+
+TEST(cpu_convenience, errors_are_thrown_and_name_the_argument) {
+  std::vector<std::int32_t> in(10, 1), out(10, 7);
+  try {
+    (void)ss::cpu::split(in.data(), static_cast<const unsigned char*>(nullptr), out.data(), 10);
+    FAIL() << "no error";
+  } catch (const ss::error& e) {
+    EXPECT_EQ(e.code(), ss::errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("'flags'"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(out, std::vector<std::int32_t>(10, 7));
+  EXPECT_THROW((void)ss::cpu::select_if(in.data(), out.data(), -1, 10, is_odd{}), ss::error);
+}
+
+}  // namespace
