@@ -74,3 +74,28 @@ TEST(cpu_convenience, errors_are_thrown_and_name_the_argument) {
 }
 
 }  // namespace
+
+namespace {
+
+// A segmented scan's offsets must start at 0, never decrease and end at n
+// (segmented.hpp): the CPU back end reads them and names the first entry that
+// does not. (segmented_reduce's offsets may reach past n: detail/segmented_reduce.hpp.)
+TEST(cpu_segment_offsets, broken_offsets_are_named_and_nothing_is_written) {
+  std::vector<std::int32_t> in(8, 1), out(8, 7);
+  auto run = [&](std::vector<std::int64_t> o) {
+    try {
+      ss::cpu::segmented_inclusive_scan(in.data(), out.data(), 8,
+                                        ss::segment_offsets<const std::int64_t*>{o.data(), static_cast<std::int64_t>(o.size()) - 1});
+      return std::string();
+    } catch (const ss::error& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_NE(run({0, 5, 3, 8}).find("decreases at 2 (5 then 3)"), std::string::npos);
+  EXPECT_NE(run({0, 3, 7}).find("is 7, not n = 8"), std::string::npos);
+  EXPECT_NE(run({1, 3, 8}).find("offsets[0] is 1"), std::string::npos);
+  EXPECT_EQ(out, std::vector<std::int32_t>(8, 7));
+  EXPECT_EQ(run({0, 3, 3, 8}), "");  // an empty segment is fine
+}
+
+}  // namespace

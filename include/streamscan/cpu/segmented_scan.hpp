@@ -32,6 +32,8 @@ status segmented_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt 
   static_assert(std::is_trivially_copyable_v<A>, "streamscan: the accumulator type must be trivially copyable");
   if (status s = sd::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
   if (status s = sd::validate_segments(fn, segments, n); !s) return s;
+  if (temp != nullptr)
+    if (status s = sd::check_segment_offsets(fn, segments, n); !s) return s;
   if (opt.scan.strategy == scan_strategy::scan_then_add)
     return sd::invalid_argument(fn, "argument 'options.scan.strategy': segmented scans do not offer scan_then_add");
   // Temp: the head bits the description is read through (64-byte aligned size), then the scan's.

@@ -198,6 +198,34 @@ status validate_segments(const char* fn, const S& s, std::int64_t n) {
   return status::ok();
 }
 
+// The documented shape of a segmented scan's segment_offsets (o[0] = 0,
+// never decreasing, o[m] = n), for back ends whose offsets the host can read
+// (the CPU's): the first entry that breaks it is named. Other descriptions
+// pass. (The GPU back end does not read device memory to check it.)
+template <class S>
+status check_segment_offsets(const char* fn, const S& s, std::int64_t n) {
+  if constexpr (is_segment_offsets<S>::value) {
+    const std::int64_t m = s.num_segments;
+    const std::int64_t first = static_cast<std::int64_t>(s.offsets[0]);
+    if (first != 0)
+      return invalid_argument(fn, "segments.offsets[0] is " + std::to_string(first) + ", not 0");
+    std::int64_t before = first;
+    for (std::int64_t k = 1; k <= m; ++k) {
+      const std::int64_t o = static_cast<std::int64_t>(s.offsets[k]);
+      if (o < before)
+        return invalid_argument(fn, "segments.offsets decreases at " + std::to_string(k) + " (" +
+                                        std::to_string(before) + " then " + std::to_string(o) + ")");
+      before = o;
+    }
+    if (before != n)
+      return invalid_argument(fn, "segments.offsets[" + std::to_string(m) + "] is " + std::to_string(before) +
+                                      ", not n = " + std::to_string(n));
+  } else {
+    (void)fn, (void)s, (void)n;
+  }
+  return status::ok();
+}
+
 // Head bits every description is read through (in temp storage, except
 // head_bits itself): words for n bits, or one zero word for no_segments.
 template <class S>
