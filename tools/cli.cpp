@@ -14,7 +14,7 @@ const std::vector<std::string>& bench_types() {
   return v;
 }
 const std::vector<std::string>& bench_primitives() {
-  static const std::vector<std::string> v = {"scan", "segmented", "select", "segmented_reduce", "sort", "spmv"};
+  static const std::vector<std::string> v = {"scan", "segmented", "select", "segmented_reduce", "sort", "spmv", "tridiagonal"};
   return v;
 }
 const std::vector<std::string>& scan_bench_algorithms() {
@@ -27,6 +27,9 @@ const std::vector<std::string>& bench_algorithms() {
     std::vector<std::string> names = scan_bench_algorithms();
     for (const char* sort : {"onesweep", "double_buffer", "split", "quicksort"}) names.push_back(sort);
     for (const char* spmv : {"cusparse", "merge_path", "segmented_scan"}) names.push_back(spmv);
+    for (const char* tri : {"automatic", "hybrid", "cyclic_reduction", "parallel_cyclic_reduction", "partitioned",
+                            "thomas"})
+      names.push_back(tri);
     return names;
   }();
   return v;
@@ -309,6 +312,10 @@ std::string help_text(const std::string& topic) {
            "                     spmv (y = A x, float and double, on six generated CSR matrices:\n"
            "                     merge_path and segmented_scan against cusparseSpMV CSR_ALG1/ALG2;\n"
            "                     outputs checked against a double host product)\n"
+           "                     tridiagonal (batches of systems, float and double, strided and\n"
+           "                     interleaved, 512x512, 4096x1024, 16x2^20 and a sweep of sizes: every\n"
+           "                     strategy against cuSPARSE gtsv2StridedBatch / gtsvInterleavedBatch;\n"
+           "                     outputs checked by their residual)\n"
            "  --segment-lengths L  segmented, segmented_reduce: segment lengths (default 4,64,1024,1048576)\n"
            "  --keep-fractions F select: fractions selected (default 0.05,0.5,0.95)\n"
            "  --key-types LIST   sort: uint32,uint64,float,pairs (uint32 keys with uint32 values); default all\n"
@@ -327,6 +334,8 @@ std::string help_text(const std::string& topic) {
            "                     to 2^26); sort: memcpy,cub,thrust,onesweep,double_buffer,split,\n"
            "                     quicksort (split and quicksort only up to 2^24 unless named here);\n"
            "                     spmv: memcpy,cusparse,merge_path,segmented_scan;\n"
+           "                     tridiagonal: memcpy,cusparse,automatic,hybrid,cyclic_reduction,\n"
+           "                     parallel_cyclic_reduction,partitioned,thomas;\n"
            "                     default all\n"
            "  --repeat R         timed runs per measurement (default 20; 5 on the CPU)\n"
            "  --json FILE        also write the results as JSON (scripts/plot-bench draws them)\n"

@@ -17,6 +17,7 @@ int gpu_bench_select(const bench_options&, bench_report&) { unavailable(); }
 int gpu_bench_segmented_reduce(const bench_options&, bench_report&) { unavailable(); }
 int gpu_bench_sort(const bench_options&, bench_report&) { unavailable(); }
 int gpu_bench_spmv(const bench_options&, bench_report&) { unavailable(); }
+int gpu_bench_tridiagonal(const bench_options&, bench_report&) { unavailable(); }
 int gpu_tune(const tune_options&) { unavailable(); }
 int gpu_verify(const verify_options&) { unavailable(); }
 

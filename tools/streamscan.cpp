@@ -56,6 +56,7 @@ int bench(const command& c, const std::string& line) {
                     : p == "segmented_reduce" ? gpu_bench_segmented_reduce(c.bench, rep)
                     : p == "sort"    ? gpu_bench_sort(c.bench, rep)
                     : p == "spmv"    ? gpu_bench_spmv(c.bench, rep)
+                    : p == "tridiagonal" ? gpu_bench_tridiagonal(c.bench, rep)
                                      : gpu_bench(c.bench, rep);
       rc = rc != 0 ? rc : r;
     }

@@ -25,6 +25,7 @@ int gpu_bench_select(const bench_options& opt, bench_report& report);     // --p
 int gpu_bench_segmented_reduce(const bench_options& opt, bench_report& report);  // --primitives segmented_reduce
 int gpu_bench_sort(const bench_options& opt, bench_report& report);       // --primitives sort
 int gpu_bench_spmv(const bench_options& opt, bench_report& report);       // --primitives spmv
+int gpu_bench_tridiagonal(const bench_options& opt, bench_report& report);  // --primitives tridiagonal
 int gpu_tune(const tune_options& opt);
 int gpu_verify(const verify_options& opt);
 

@@ -7,4 +7,5 @@
 #include "cpu/select.hpp"
 #include "cpu/sort.hpp"
 #include "cpu/spmv.hpp"
+#include "cpu/tridiagonal.hpp"
 #include "iterators.hpp"

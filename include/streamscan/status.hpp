@@ -18,6 +18,7 @@ enum class errc {
   inaccessible_pointer,    // CUDA back end: a pointer the GPU cannot dereference (host memory)
   cuda_error,              // a CUDA runtime call or kernel launch failed
   communication_error,     // a collective between ranks failed (NCCL, or a simulated group)
+  zero_pivot,              // an elimination without pivoting met a zero pivot (tridiagonal_solve)
 };
 
 inline const char* to_string(errc code) noexcept {
@@ -28,6 +29,7 @@ inline const char* to_string(errc code) noexcept {
     case errc::inaccessible_pointer: return "pointer not accessible by the device";
     case errc::cuda_error: return "CUDA error";
     case errc::communication_error: return "communication error";
+    case errc::zero_pivot: return "zero pivot";
   }
   return "unknown error";
 }

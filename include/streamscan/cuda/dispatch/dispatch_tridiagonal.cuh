@@ -1,0 +1,204 @@
+// streamscan/cuda/dispatch/dispatch_tridiagonal.cuh - validates, picks the
+// strategy, sizes temp storage and launches a batched tridiagonal solve
+// (semantics: streamscan/tridiagonal.hpp; kernels: kernels/tridiagonal_kernels.cuh).
+//
+// Temp storage: one word for the pivot check; checked mode: a copy of x's
+// extent (the solve writes there, x receives it only when no pivot failed);
+// thomas: n values per system; partitioned: six edge values per chunk, the
+// separators' system (four values per separator) and, recursively, what
+// solving that system needs.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "../../detail/tridiagonal_validate.hpp"
+#include "../../detail/validate.hpp"
+#include "../../status.hpp"
+#include "../../tridiagonal.hpp"
+#include "../../tuning/tridiagonal.hpp"
+#include "../kernels/tridiagonal_kernels.cuh"
+#include "../util/runtime.cuh"
+
+namespace streamscan::cuda::detail {
+
+template <class T>
+__global__ void tridiagonal_copy_kernel(tridiagonal_problem<T> from, std::int64_t systems, T* to) {
+  const std::int64_t total = systems * from.n;
+  for (std::int64_t t = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; t < total;
+       t += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t at = from.rhs_at(t / from.n, t % from.n);
+    to[at] = from.x[at];
+  }
+}
+
+inline tridiagonal_strategy resolve_tridiagonal_strategy(tridiagonal_strategy asked, std::int64_t n,
+                                                         std::int64_t systems, bool interleaved,
+                                                         const tuning::tridiagonal_shape& shape) {
+  if (asked == tridiagonal_strategy::automatic) {
+    if (interleaved && systems >= shape.thomas_min_systems) return tridiagonal_strategy::thomas;
+    return n <= shape.max_block_rows ? tridiagonal_strategy::hybrid : tridiagonal_strategy::partitioned;
+  }
+  if (asked == tridiagonal_strategy::partitioned && n <= shape.chunk_rows) return tridiagonal_strategy::hybrid;
+  return asked;
+}
+
+// Solves p (systems = batch x right-hand sides) with `asked`, carving temp
+// storage from `temp` at `used` (bytes). With temp == nullptr it only counts.
+template <class T>
+status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, std::int64_t systems,
+                               tridiagonal_strategy asked, unsigned char* temp, std::size_t& used,
+                               unsigned long long* fail, cudaStream_t stream,
+                               const tuning::tridiagonal_shape& shape = tuning::tridiagonal_shape_for(sizeof(T))) {
+  using streamscan::detail::temp_bytes_for;
+  const bool interleaved = p.element_stride != 1;
+  const tridiagonal_strategy strategy = resolve_tridiagonal_strategy(asked, p.n, systems, interleaved, shape);
+  const block_tridiagonal_storage<T, 1> one_rhs{};
+  const block_tridiagonal_storage<T, 3> three_rhs{};
+  auto take = [&](std::size_t bytes) {
+    unsigned char* at = temp == nullptr ? nullptr : temp + used;
+    used += bytes;
+    return at;
+  };
+  auto chunk_pass = [&](auto kernel, const char* name, auto storage, std::int64_t chunk_rows, std::int64_t chunks,
+                        std::int64_t padded, int pcr_rows, const T* separators, tridiagonal_edges<T>* edges) {
+    const int threads = tuning::tridiagonal_threads(shape, padded);
+    const int pcr = pcr_rows < padded ? pcr_rows : static_cast<int>(padded);
+    const std::size_t smem = decltype(storage)::bytes(static_cast<int>(padded), pcr);
+    if (smem > 48 * 1024) {
+      const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 static_cast<int>(smem));
+      if (e != cudaSuccess) {
+        cudaGetLastError();
+        return cuda_status(fn, "raising the shared memory limit (cudaFuncSetAttribute)", e);
+      }
+    }
+    const std::int64_t jobs = systems * chunks;
+    return launch_with_shared(fn, name, kernel, jobs < (std::int64_t{1} << 24) ? jobs : (std::int64_t{1} << 24),
+                              threads, smem, stream, p, systems, chunk_rows, chunks, static_cast<int>(padded),
+                              pcr_rows, separators, edges, fail);
+  };
+
+  if (strategy == tridiagonal_strategy::thomas) {
+    T* factors = reinterpret_cast<T*>(take(temp_bytes_for<T>(systems * p.n)));
+    if (temp == nullptr) return status::ok();
+    return launch(fn, "tridiagonal_thomas_kernel", tridiagonal_thomas_kernel<T>, grid_for(systems, 1 << 20), 256,
+                  stream, p, systems, factors, fail);
+  }
+  if (strategy != tridiagonal_strategy::partitioned) {
+    if (temp == nullptr) return status::ok();
+    const std::int64_t padded = tuning::tridiagonal_padded_rows(p.n);
+    const int pcr_rows = strategy == tridiagonal_strategy::cyclic_reduction ? 1
+                         : strategy == tridiagonal_strategy::parallel_cyclic_reduction
+                             ? static_cast<int>(padded)
+                             : shape.pcr_rows;
+    return chunk_pass(tridiagonal_chunk_kernel<T, false>, "tridiagonal_chunk_kernel", one_rhs, p.n, 1, padded,
+                      pcr_rows, nullptr, nullptr);
+  }
+
+  // Partitioned: edges, the separators' system, its solution, the chunks again.
+  const std::int64_t b = shape.chunk_rows, chunks = (p.n + b - 1) / b, per = chunks - 1;
+  auto* edges = reinterpret_cast<tridiagonal_edges<T>*>(take(temp_bytes_for<tridiagonal_edges<T>>(systems * chunks)));
+  T* lower = reinterpret_cast<T*>(take(temp_bytes_for<T>(systems * per)));
+  T* diagonal = reinterpret_cast<T*>(take(temp_bytes_for<T>(systems * per)));
+  T* upper = reinterpret_cast<T*>(take(temp_bytes_for<T>(systems * per)));
+  T* separators = reinterpret_cast<T*>(take(temp_bytes_for<T>(systems * per)));
+  // The separators' system: strided, one right-hand side each, solved in place.
+  tridiagonal_problem<T> reduced{lower, diagonal, upper, separators, separators, per, systems, per, 1, 0};
+  reduced.rhs_stride = systems * per;
+  if (temp == nullptr) return solve_tridiagonal_level(fn, reduced, systems, tridiagonal_strategy::automatic, nullptr,
+                                                      used, fail, stream, shape);
+  status s = chunk_pass(tridiagonal_chunk_kernel<T, true>, "tridiagonal_chunk_kernel (edges)", three_rhs, b, chunks,
+                        b, shape.pcr_rows, nullptr, edges);
+  if (s)
+    s = launch(fn, "tridiagonal_separators_kernel", tridiagonal_separators_kernel<T>, grid_for(systems * per, 1 << 20),
+               256, stream, p, systems, b, chunks, static_cast<const tridiagonal_edges<T>*>(edges), lower, diagonal,
+               upper, separators);
+  if (s)
+    s = solve_tridiagonal_level(fn, reduced, systems, tridiagonal_strategy::automatic, temp, used, fail, stream, shape);
+  if (s)
+    s = chunk_pass(tridiagonal_chunk_kernel<T, false>, "tridiagonal_chunk_kernel", one_rhs, b, chunks, b,
+                   shape.pcr_rows, separators, nullptr);
+  return s;
+}
+
+template <class T>
+status dispatch_tridiagonal(const char* fn, void* temp, std::size_t& temp_bytes, const tridiagonal_view<T>& a,
+                            const T* b, T* x, cudaStream_t stream, const tridiagonal_options& opt) {
+  using streamscan::detail::temp_bytes_for;
+  const bool sizes_bad = a.n < 0 || a.batch_count < 0 || a.rhs_count < 0 || a.rhs_stride < 0;
+  if (temp == nullptr && sizes_bad) return streamscan::detail::validate_tridiagonal(fn, a, b, x, opt, true);
+  if (temp != nullptr)
+    if (status s = streamscan::detail::validate_tridiagonal(fn, a, b, x, opt, true); !s) return s;
+  if (temp == nullptr)  // the strategy is checked with the sizes
+    if (status s = streamscan::detail::validate_tridiagonal(
+            fn, tridiagonal_view<T>{a.n, a.batch_count, a.batch_stride, a.layout, nullptr, nullptr, nullptr, 0, 0},
+            b, x, opt, true);
+        !s)
+      return s;
+
+  const streamscan::detail::tridiagonal_addressing m = streamscan::detail::tridiagonal_address(a);
+  const std::int64_t systems = a.batch_count * a.rhs_count;
+  const bool empty = systems == 0 || a.n == 0;
+  const std::int64_t x_extent = empty ? 0 : (a.rhs_count - 1) * m.rhs_stride + m.extent();
+  tridiagonal_problem<T> p{a.lower, a.diagonal, a.upper, b, x, a.n, a.batch_count, m.system_stride,
+                           m.element_stride, m.rhs_stride};
+  // Layout: [fail word][checked: x copy][the levels' storage].
+  std::size_t used = 256 + (opt.checked ? temp_bytes_for<T>(x_extent) : 0);
+  if (!empty)
+    if (status s = solve_tridiagonal_level<T>(fn, p, systems, opt.strategy, nullptr, used, nullptr, stream); !s)
+      return s;
+  if (temp == nullptr) {
+    temp_bytes = used + 255;
+    return status::ok();
+  }
+  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, used + 255); !s) return s;
+  device_facts facts;
+  if (status s = current_device_facts(fn, facts); !s) return s;
+  if (status s = check_device_accessible(fn, "temp", temp, facts); !s) return s;
+  if (opt.zero_pivot_at != nullptr && !opt.checked)
+    if (status s = check_device_accessible(fn, "options.zero_pivot_at", opt.zero_pivot_at, facts); !s) return s;
+  if (!empty) {
+    if (status s = check_device_accessible(fn, "A.lower", a.lower, facts); !s) return s;
+    if (status s = check_device_accessible(fn, "A.diagonal", a.diagonal, facts); !s) return s;
+    if (status s = check_device_accessible(fn, "A.upper", a.upper, facts); !s) return s;
+    if (status s = check_device_accessible(fn, "b", b, facts); !s) return s;
+    if (status s = check_device_accessible(fn, "x", x, facts); !s) return s;
+  }
+  unsigned char* base = static_cast<unsigned char*>(aligned_256(temp));
+  unsigned long long* fail = opt.checked                     ? reinterpret_cast<unsigned long long*>(base)
+                             : opt.zero_pivot_at != nullptr ? reinterpret_cast<unsigned long long*>(opt.zero_pivot_at)
+                                                             : nullptr;
+  if (fail != nullptr) {
+    const cudaError_t e = cudaMemsetAsync(fail, 0xff, sizeof(*fail), stream);  // -1: no failure (yet)
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      return cuda_status(fn, "resetting the pivot word (cudaMemsetAsync)", e);
+    }
+  }
+  if (empty) return status::ok();
+  T* staged = opt.checked ? reinterpret_cast<T*>(base + 256) : nullptr;
+  tridiagonal_problem<T> q = p;
+  if (staged != nullptr) q.x = staged;
+  std::size_t at = 256 + (opt.checked ? temp_bytes_for<T>(x_extent) : 0);
+  if (status s = solve_tridiagonal_level<T>(fn, q, systems, opt.strategy, base, at, fail, stream); !s) return s;
+  if (!opt.checked) return status::ok();
+
+  unsigned long long first = 0;
+  cudaError_t e = cudaMemcpyAsync(&first, fail, sizeof(first), cudaMemcpyDeviceToHost, stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, "reading the pivot check", e);
+  }
+  if (first != ~0ull)
+    return streamscan::detail::zero_pivot_error(fn, static_cast<std::int64_t>(first), a.batch_count,
+                                                " (checked mode)");
+  return launch(fn, "tridiagonal_copy_kernel", tridiagonal_copy_kernel<T>, grid_for(systems * a.n, 1 << 20), 256,
+                stream, q, systems, x);
+}
+
+}  // namespace streamscan::cuda::detail

@@ -1,0 +1,83 @@
+// streamscan/cuda/kernels/tridiagonal_kernels.cuh - the batched tridiagonal
+// solver's kernels (the method: agent/agent_tridiagonal.cuh and
+// block/block_tridiagonal.cuh; the launches: dispatch/dispatch_tridiagonal.cuh).
+//
+// `fail`, when not null, receives (atomicMin) the lowest system that met an
+// unusable pivot; it starts at all ones.
+#pragma once
+
+#include <cstdint>
+
+#include "../../tuning/tridiagonal.hpp"
+#include "../agent/agent_tridiagonal.cuh"
+#include "../block/block_tridiagonal.cuh"
+#include "../thread/thread_tridiagonal.cuh"
+
+namespace streamscan::cuda {
+
+// A block per (system, chunk) in a grid-stride loop, the padded chunk of
+// `padded` rows in dynamic shared memory (block_tridiagonal_storage::bytes);
+// pcr_rows: where cyclic reduction hands over to parallel cyclic reduction. EDGES: solve for b and both
+// couplings, keep the edges; else solve for b with the separators (if
+// chunks > 1) known, and write x.
+template <class T, bool EDGES>
+__global__ void tridiagonal_chunk_kernel(tridiagonal_problem<T> p, std::int64_t systems, std::int64_t chunk_rows,
+                                         std::int64_t chunks, int padded, int pcr_rows, const T* separators,
+                                         tridiagonal_edges<T>* edges, unsigned long long* fail) {
+  constexpr int K = EDGES ? 3 : 1;
+  extern __shared__ unsigned char tridiagonal_smem[];
+  const block_tridiagonal_storage<T, K> sys{reinterpret_cast<T*>(tridiagonal_smem), padded,
+                                            pcr_rows < padded ? pcr_rows : padded};
+  for (std::int64_t job = blockIdx.x; job < systems * chunks; job += gridDim.x) {
+    const std::int64_t system = job / chunks, k = job % chunks;
+    const tridiagonal_chunk c = tridiagonal_chunk::of(k, chunks, chunk_rows, p.n);
+    const T* sep = separators != nullptr ? separators + system * (chunks - 1) : nullptr;
+    const T left = !EDGES && c.has_left ? sep[k - 1] : T(0);
+    const T right = !EDGES && c.has_right ? sep[k] : T(0);
+    load_tridiagonal_chunk(p, sys, system, c, left, right);
+    const bool bad = block_tridiagonal_solve<T, K>(sys);
+    if (bad && fail != nullptr && threadIdx.x == 0) atomicMin(fail, static_cast<unsigned long long>(system));
+    if constexpr (EDGES)
+      store_tridiagonal_edges(sys, c, edges + job);
+    else
+      store_tridiagonal_chunk(p, sys, system, c, right);
+    __syncthreads();  // the next job reuses the shared memory
+  }
+}
+
+// The separators' system: a thread per (system, separator k), from the
+// separator rows and the edges of the chunks on either side. Written strided,
+// chunks - 1 rows a system, right-hand side = solution array `reduced_rhs`.
+template <class T>
+__global__ void tridiagonal_separators_kernel(tridiagonal_problem<T> p, std::int64_t systems, std::int64_t chunk_rows,
+                                              std::int64_t chunks, const tridiagonal_edges<T>* edges, T* lower,
+                                              T* diagonal, T* upper, T* reduced_rhs) {
+  const std::int64_t per = chunks - 1;
+  for (std::int64_t t = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; t < systems * per;
+       t += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t system = t / per, k = t % per, row = (k + 1) * chunk_rows - 1;
+    const std::int64_t at = p.matrix_at(system, row);
+    const T a = p.lower[at], b = p.diagonal[at], c = p.upper[at], d = p.rhs[p.rhs_at(system, row)];
+    const tridiagonal_edges<T> before = edges[system * chunks + k], after = edges[system * chunks + k + 1];
+    lower[t] = -a * before.v_last;
+    diagonal[t] = b - a * before.w_last - c * after.v_first;
+    upper[t] = -c * after.w_first;
+    reduced_rhs[t] = d - a * before.y_last - c * after.y_first;
+  }
+}
+
+// The Thomas algorithm, a thread per system; factors: n values per system,
+// system-minor (coalesced across threads).
+template <class T>
+__global__ void tridiagonal_thomas_kernel(tridiagonal_problem<T> p, std::int64_t systems, T* factors,
+                                          unsigned long long* fail) {
+  for (std::int64_t system = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; system < systems;
+       system += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t m = p.matrix_at(system, 0), r = p.rhs_at(system, 0);
+    const bool ok = thread_thomas(p.lower + m, p.diagonal + m, p.upper + m, p.rhs + r, p.x + r, factors + system, p.n,
+                                  p.element_stride, systems);
+    if (!ok && fail != nullptr) atomicMin(fail, static_cast<unsigned long long>(system));
+  }
+}
+
+}  // namespace streamscan::cuda

@@ -1,0 +1,39 @@
+// streamscan/tuning/tridiagonal.hpp - the tridiagonal solver's shapes. No CUDA.
+//
+// A block solves one system (or one chunk of a partitioned system) of up to
+// max_block_rows rows in shared memory, padded to a power of two: 3 + K arrays
+// of that many values (K right-hand sides solved together: 1, or 3 for a
+// partitioned chunk's right-hand side and its two couplings), and two buffers
+// of up to pcr_rows rows for parallel cyclic reduction. A block has fewer
+// threads than rows: every level past the first leaves most of them idle, and
+// small blocks let more systems share a multiprocessor.
+#pragma once
+
+#include <cstdint>
+
+namespace streamscan::tuning {
+
+struct tridiagonal_shape {
+  int max_block_rows;    // largest system one block solves (a power of two)
+  int chunk_rows;        // partitioned: rows of a chunk, its separator included (a power of two)
+  int pcr_rows;          // hybrid: cyclic reduction stops at this many unknowns, PCR solves them
+  int max_threads;       // threads of a block: rows / 2, at least a warp, at most this
+  std::int64_t thomas_min_systems;  // automatic, interleaved: a thread per system from this many on
+};
+
+constexpr tridiagonal_shape tridiagonal_shape_for(int /*value_bytes*/) { return {2048, 1024, 64, 128, 8192}; }
+
+// Threads of a block for a padded system of `rows` rows.
+constexpr int tridiagonal_threads(const tridiagonal_shape& s, std::int64_t rows) {
+  const std::int64_t half = rows / 2;
+  return half < 32 ? 32 : half > s.max_threads ? s.max_threads : static_cast<int>(half);
+}
+
+// The padded size: the next power of two, at least 1.
+constexpr std::int64_t tridiagonal_padded_rows(std::int64_t n) {
+  std::int64_t p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+}  // namespace streamscan::tuning
