@@ -46,17 +46,21 @@ void run(std::int64_t n, std::int64_t batch, int repeat) {
   streamscan::cuda::tridiagonal_problem<T> p{dl, dd, du, db, dx, n, batch, n, 1, total};
   const auto base = streamscan::tuning::tridiagonal_shape_for(sizeof(T));
   std::vector<streamscan::tuning::tridiagonal_shape> shapes;
-  for (int threads : {64, 128, 256})
-    for (int pcr : {32, 64, 128, 256})
-      for (int chunk : {512, 1024, 2048}) {
-        if (n <= base.max_block_rows && chunk != base.chunk_rows) continue;
-        if (n > base.max_block_rows && pcr != 64 && pcr != 128) continue;
-        auto s = base;
-        s.max_threads = threads;
-        s.pcr_rows = pcr;
-        s.chunk_rows = chunk;
-        shapes.push_back(s);
-      }
+  for (int rows : {0, 4, 8, 16})  // thomas_pcr's rows a thread (0: automatic's CR-PCR hybrid)
+    for (int threads : {64, 128, 256})
+      for (int pcr : {32, 64, 128, 256})
+        for (int chunk : {512, 1024, 2048}) {
+          if (n <= base.max_block_rows && chunk != base.chunk_rows) continue;
+          if (n > base.max_block_rows && pcr != 64 && pcr != 128) continue;
+          if (rows > 0 && (threads != base.max_threads || pcr != base.pcr_rows)) continue;  // neither is used
+          auto s = base;
+          s.automatic_thomas_pcr = rows > 0;
+          if (rows > 0) s.thread_rows = rows;
+          s.max_threads = threads;
+          s.pcr_rows = pcr;
+          s.chunk_rows = chunk;
+          shapes.push_back(s);
+        }
   cudaEvent_t e0, e1;
   check(cudaEventCreate(&e0));
   check(cudaEventCreate(&e1));
@@ -89,9 +93,9 @@ void run(std::int64_t n, std::int64_t batch, int repeat) {
       worst = std::max(worst, std::fabs(ax - double(b[k])));
     }
     std::sort(ms.begin(), ms.end());
-    std::printf("%-6s %5lld x %-8lld threads %3d pcr %3d chunk %4d  %8.4f ms  residual %.2e %s\n",
-                sizeof(T) == 4 ? "float" : "double", (long long)batch, (long long)n, s.max_threads, s.pcr_rows,
-                s.chunk_rows, ms[ms.size() / 2], worst, st ? "" : st.message().c_str());
+    std::printf("%-6s %5lld x %-8lld thread rows %2d threads %3d pcr %3d chunk %4d  %8.4f ms  residual %.2e %s\n",
+                sizeof(T) == 4 ? "float" : "double", (long long)batch, (long long)n, s.thread_rows, s.max_threads,
+                s.pcr_rows, s.chunk_rows, ms[ms.size() / 2], worst, st ? "" : st.message().c_str());
   }
   for (T* q : {dl, dd, du, db, dx}) cudaFree(q);
 }

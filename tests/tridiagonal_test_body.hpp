@@ -162,7 +162,7 @@ inline std::vector<streamscan::tridiagonal_strategy> tridiagonal_strategies(std:
   using S = streamscan::tridiagonal_strategy;
   if (!gpu) return {S::automatic, S::cyclic_reduction};
   std::vector<S> v = {S::automatic, S::partitioned, S::thomas};
-  if (n <= 2048) v.insert(v.end(), {S::cyclic_reduction, S::parallel_cyclic_reduction, S::hybrid});
+  if (n <= 2048) v.insert(v.end(), {S::cyclic_reduction, S::parallel_cyclic_reduction, S::hybrid, S::thomas_pcr});
   return v;
 }
 

@@ -27,7 +27,7 @@ const std::vector<std::string>& bench_algorithms() {
     std::vector<std::string> names = scan_bench_algorithms();
     for (const char* sort : {"onesweep", "double_buffer", "split", "quicksort"}) names.push_back(sort);
     for (const char* spmv : {"cusparse", "merge_path", "segmented_scan"}) names.push_back(spmv);
-    for (const char* tri : {"automatic", "hybrid", "cyclic_reduction", "parallel_cyclic_reduction", "partitioned",
+    for (const char* tri : {"automatic", "thomas_pcr", "hybrid", "cyclic_reduction", "parallel_cyclic_reduction", "partitioned",
                             "thomas"})
       names.push_back(tri);
     return names;
@@ -334,7 +334,7 @@ std::string help_text(const std::string& topic) {
            "                     to 2^26); sort: memcpy,cub,thrust,onesweep,double_buffer,split,\n"
            "                     quicksort (split and quicksort only up to 2^24 unless named here);\n"
            "                     spmv: memcpy,cusparse,merge_path,segmented_scan;\n"
-           "                     tridiagonal: memcpy,cusparse,automatic,hybrid,cyclic_reduction,\n"
+           "                     tridiagonal: memcpy,cusparse,automatic,thomas_pcr,hybrid,cyclic_reduction,\n"
            "                     parallel_cyclic_reduction,partitioned,thomas;\n"
            "                     default all\n"
            "  --repeat R         timed runs per measurement (default 20; 5 on the CPU)\n"

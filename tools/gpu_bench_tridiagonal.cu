@@ -205,10 +205,10 @@ void bench_shape(const bench_options& o, const tridiagonal_shape_case& sh, strea
                                                            static_cast<const T*>(d_upper.get()), layout);
   using S = ss::tridiagonal_strategy;
   constexpr auto shape = ss::tuning::tridiagonal_shape_for(sizeof(T));
-  for (const S strategy : {S::automatic, S::hybrid, S::cyclic_reduction, S::parallel_cyclic_reduction, S::partitioned,
-                           S::thomas}) {
+  for (const S strategy : {S::automatic, S::thomas_pcr, S::hybrid, S::cyclic_reduction, S::parallel_cyclic_reduction,
+                           S::partitioned, S::thomas}) {
     const bool whole_block = strategy == S::hybrid || strategy == S::cyclic_reduction ||
-                             strategy == S::parallel_cyclic_reduction;
+                             strategy == S::parallel_cyclic_reduction || strategy == S::thomas_pcr;
     if (whole_block && n > shape.max_block_rows) continue;
     if (strategy == S::partitioned && n <= shape.chunk_rows) continue;  // it would run hybrid
     if (strategy == S::thomas && batch < 1024) continue;                 // too few threads to be worth the wait

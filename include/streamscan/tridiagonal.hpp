@@ -33,17 +33,20 @@
 //
 // Strategies (GPU; the CPU back end always runs the Thomas algorithm, the
 // serially optimal one, a system per task):
-//   automatic: hybrid for systems of up to tuning::tridiagonal_max_block_rows
+//   automatic: hybrid for systems of up to max_block_rows (2048)
 //     rows, partitioned past that; thomas for interleaved batches of many
-//     systems, where a thread per system reads coalesced.
+//     short systems, where a thread per system reads coalesced.
 //   cyclic_reduction: [ScanPrimitives] 4.3, a block per system in shared
 //     memory: log2 n levels eliminate every other remaining unknown (the
 //     scan's up-sweep), then log2 n levels substitute back (its down-sweep).
 //   parallel_cyclic_reduction: every equation is reduced at every level, so
 //     log2 n levels with all threads busy leave n decoupled equations.
-//   hybrid: cyclic reduction down to tuning::tridiagonal_pcr_rows unknowns,
+//   hybrid: cyclic reduction down to the shape's pcr_rows unknowns,
 //     parallel cyclic reduction on those, then cyclic reduction's substitution.
-//   partitioned: each system is cut into chunks of tuning::tridiagonal_chunk_rows
+//   thomas_pcr: each thread first sweeps its own few consecutive rows (the
+//     Thomas algorithm, down and up), leaving two equations a thread that join
+//     the threads; PCR solves those, and each thread reads its rows off them.
+//   partitioned: each system is cut into chunks of chunk_rows
 //     rows whose last row is a separator; every chunk is solved in a block for
 //     its right-hand side and its two couplings, the separators form a smaller
 //     tridiagonal system (solved by this same call, recursively), and every
@@ -51,7 +54,7 @@
 //   thomas: a thread per system and right-hand side, the Thomas algorithm,
 //     with one value per equation of temp storage.
 // Strategies that keep a whole system in one block take systems up to
-// tuning::tridiagonal_max_block_rows rows; larger ones are refused.
+// max_block_rows rows; larger ones are refused (shapes: tuning/tridiagonal.hpp).
 #pragma once
 
 #include <cstdint>
@@ -65,6 +68,7 @@ enum class tridiagonal_strategy {
   cyclic_reduction,
   parallel_cyclic_reduction,
   hybrid,
+  thomas_pcr,
   partitioned,
   thomas,
 };
@@ -75,6 +79,7 @@ inline const char* to_string(tridiagonal_strategy s) noexcept {
     case tridiagonal_strategy::cyclic_reduction: return "cyclic_reduction";
     case tridiagonal_strategy::parallel_cyclic_reduction: return "parallel_cyclic_reduction";
     case tridiagonal_strategy::hybrid: return "hybrid";
+    case tridiagonal_strategy::thomas_pcr: return "thomas_pcr";
     case tridiagonal_strategy::partitioned: return "partitioned";
     case tridiagonal_strategy::thomas: return "thomas";
   }

@@ -59,6 +59,7 @@ status validate_tridiagonal(const char* fn, const tridiagonal_view<T>& a, const 
     case tridiagonal_strategy::cyclic_reduction:
     case tridiagonal_strategy::parallel_cyclic_reduction:
     case tridiagonal_strategy::hybrid:
+    case tridiagonal_strategy::thomas_pcr:
     case tridiagonal_strategy::partitioned:
     case tridiagonal_strategy::thomas: break;
     default: return bad("argument 'options.strategy' is not a strategy this build knows");
@@ -66,7 +67,8 @@ status validate_tridiagonal(const char* fn, const tridiagonal_view<T>& a, const 
   constexpr tuning::tridiagonal_shape shape = tuning::tridiagonal_shape_for(sizeof(T));
   const bool whole_block = opt.strategy == tridiagonal_strategy::cyclic_reduction ||
                            opt.strategy == tridiagonal_strategy::parallel_cyclic_reduction ||
-                           opt.strategy == tridiagonal_strategy::hybrid;
+                           opt.strategy == tridiagonal_strategy::hybrid ||
+                           opt.strategy == tridiagonal_strategy::thomas_pcr;
   if (gpu && whole_block && a.n > shape.max_block_rows)
     return bad("argument 'options.strategy' (" + std::string(to_string(opt.strategy)) + ") solves a system in one block, " +
                "at most " + num(shape.max_block_rows) + " rows, but A.n = " + num(a.n) +

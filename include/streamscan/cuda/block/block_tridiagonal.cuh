@@ -85,10 +85,34 @@ struct block_tridiagonal_storage {
   }
 };
 
-// Solves the system (sys.pcr unknowns go to parallel cyclic reduction).
+// Parallel cyclic reduction of the `remaining` rows in PCR buffer 0: every row
+// is rewritten through its neighbours delta = 1, 2, 4, ... away until each
+// stands alone. Returns the buffer holding the final rows (x = rhs / diagonal).
+template <class T, int K>
+__device__ int block_pcr(const block_tridiagonal_storage<T, K>& sys, int remaining, bool& bad) {
+  const tridiagonal_row<T, K> none{};
+  int from = 0;
+  for (int delta = 1; delta < remaining; delta *= 2, from ^= 1) {
+    for (int j = threadIdx.x; j < remaining; j += blockDim.x) {
+      tridiagonal_row<T, K> left{};
+      left.diagonal = T(1);
+      if (j >= delta) left = sys.load_buffer(from, j - delta);
+      const bool has_right = j + delta < remaining;
+      sys.store_buffer(from ^ 1, j,
+                       eliminate(sys.load_buffer(from, j), left, has_right ? sys.load_buffer(from, j + delta) : none,
+                                 has_right, bad));
+    }
+    __syncthreads();
+  }
+  return from;
+}
+
+// Cyclic reduction with parallel cyclic reduction for the last sys.pcr
+// unknowns (the hybrid; pcr = 1: cyclic reduction, pcr >= N: PCR).
 // Returns, in every thread, whether some pivot was unusable.
 template <class T, int K>
 __device__ bool block_tridiagonal_solve(const block_tridiagonal_storage<T, K>& sys) {
+  using storage = block_tridiagonal_storage<T, K>;
   const int n = sys.rows;
   bool bad = false;
   const tridiagonal_row<T, K> none{};
@@ -105,35 +129,21 @@ __device__ bool block_tridiagonal_solve(const block_tridiagonal_storage<T, K>& s
     __syncthreads();
   }
 
-  // Parallel cyclic reduction over the R = n / s remaining rows (j + 1) s - 1,
-  // gathered into a contiguous buffer, one level a pass from buffer to buffer.
+  // PCR over the R = n / s remaining rows (j + 1) s - 1, gathered contiguously.
   const int remaining = n / s;
   for (int j = threadIdx.x; j < remaining; j += blockDim.x) sys.store_buffer(0, j, sys.load((j + 1) * s - 1));
   __syncthreads();
-  int from = 0;
-  for (int delta = 1; delta < remaining; delta *= 2, from ^= 1) {
-    for (int j = threadIdx.x; j < remaining; j += blockDim.x) {
-      tridiagonal_row<T, K> left{};
-      left.diagonal = T(1);
-      if (j >= delta) left = sys.load_buffer(from, j - delta);
-      const bool has_right = j + delta < remaining;
-      sys.store_buffer(from ^ 1, j,
-                       eliminate(sys.load_buffer(from, j), left, has_right ? sys.load_buffer(from, j + delta) : none,
-                                 has_right, bad));
-    }
-    __syncthreads();
-  }
+  const int from = block_pcr(sys, remaining, bad);
   for (int j = threadIdx.x; j < remaining; j += blockDim.x) {
     const tridiagonal_row<T, K> r = sys.load_buffer(from, j);
     bad |= !usable_pivot(r.diagonal);
-    const int i = block_tridiagonal_storage<T, K>::at((j + 1) * s - 1);
+    const int i = storage::at((j + 1) * s - 1);
 #pragma unroll
     for (int k = 0; k < K; ++k) sys.rhs(k)[i] = r.rhs[k] / r.diagonal;
   }
   __syncthreads();
 
   // Cyclic reduction, back substitution: stride s solves rows (i + 1) % 2s == s.
-  using storage = block_tridiagonal_storage<T, K>;
   for (s /= 2; s >= 1; s /= 2) {
     const int count = n / (2 * s);
     for (int t = threadIdx.x; t < count; t += blockDim.x) {
@@ -148,6 +158,87 @@ __device__ bool block_tridiagonal_solve(const block_tridiagonal_storage<T, K>& s
       }
     }
     __syncthreads();
+  }
+  return __syncthreads_or(bad) != 0;
+}
+
+// The Thomas-PCR hybrid: thread t owns the q = N / blockDim.x >= 3 rows
+// [tq, tq + q). Sweeping down and then up its own rows (no barrier), it
+// rewrites each interior row i as  a x[tq] + x[i] + c x[tq + q - 1] = d,  its
+// first row in terms of the previous thread's last unknown and its own last,
+// and its last row in terms of its own first and the next thread's first. The
+// 2 blockDim.x first and last rows form a tridiagonal system, solved by PCR;
+// each thread then reads its interior off its two solved ends. Needs
+// sys.pcr >= 2 blockDim.x.
+template <class T, int K>
+__device__ bool block_tridiagonal_solve_thread_rows(const block_tridiagonal_storage<T, K>& sys) {
+  const int q = sys.rows / blockDim.x, first = threadIdx.x * q;
+  bool bad = false;
+  auto scale = [&bad](tridiagonal_row<T, K>& r) {
+    bad |= !usable_pivot(r.diagonal);
+    const T inv = T(1) / r.diagonal;
+    r.lower *= inv;
+    r.upper *= inv;
+#pragma unroll
+    for (int k = 0; k < K; ++k) r.rhs[k] *= inv;
+    r.diagonal = T(1);
+  };
+  // Down: row i (i >= 2) loses its coupling to x[i-1], gaining one to x[first].
+  tridiagonal_row<T, K> head = sys.load(first), prev = sys.load(first + 1);
+  scale(head);
+  scale(prev);
+  sys.store(first + 1, prev);
+  for (int i = 2; i < q; ++i) {
+    tridiagonal_row<T, K> r = sys.load(first + i);
+    const T l = r.lower;
+    r.diagonal -= l * prev.upper;
+    r.lower = -l * prev.lower;
+#pragma unroll
+    for (int k = 0; k < K; ++k) r.rhs[k] -= l * prev.rhs[k];
+    scale(r);
+    sys.store(first + i, r);
+    prev = r;
+  }
+  const tridiagonal_row<T, K> tail = prev;  // a x[first] + x[last] + c x[next first] = d
+  // Up: row i (q - 3 >= i >= 1) loses its coupling to x[i+1], gaining one to x[last].
+  tridiagonal_row<T, K> next = sys.load(first + q - 2);
+  for (int i = q - 3; i >= 1; --i) {
+    tridiagonal_row<T, K> r = sys.load(first + i);
+    const T u = r.upper;
+    r.lower -= u * next.lower;
+    r.upper = -u * next.upper;
+#pragma unroll
+    for (int k = 0; k < K; ++k) r.rhs[k] -= u * next.rhs[k];
+    sys.store(first + i, r);
+    next = r;
+  }
+  // The first row, through row 1: couples to the previous last and its own last.
+  {
+    const T u = head.upper;
+    head.diagonal -= u * next.lower;
+    head.upper = -u * next.upper;
+#pragma unroll
+    for (int k = 0; k < K; ++k) head.rhs[k] -= u * next.rhs[k];
+    scale(head);
+  }
+  sys.store_buffer(0, 2 * threadIdx.x, head);
+  sys.store_buffer(0, 2 * threadIdx.x + 1, tail);
+  __syncthreads();
+  const int from = block_pcr(sys, 2 * static_cast<int>(blockDim.x), bad);
+  const tridiagonal_row<T, K> x_first = sys.load_buffer(from, 2 * threadIdx.x),
+                              x_last = sys.load_buffer(from, 2 * threadIdx.x + 1);
+  bad |= !usable_pivot(x_first.diagonal) || !usable_pivot(x_last.diagonal);
+  using storage = block_tridiagonal_storage<T, K>;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const T x0 = x_first.rhs[k] / x_first.diagonal, x1 = x_last.rhs[k] / x_last.diagonal;
+    T* x = sys.rhs(k);
+    for (int i = 1; i + 1 < q; ++i) {
+      const int a = storage::at(first + i);
+      x[a] -= sys.lower()[a] * x0 + sys.upper()[a] * x1;
+    }
+    x[storage::at(first)] = x0;
+    x[storage::at(first + q - 1)] = x1;
   }
   return __syncthreads_or(bad) != 0;
 }

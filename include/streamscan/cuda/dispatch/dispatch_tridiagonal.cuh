@@ -39,10 +39,14 @@ inline tridiagonal_strategy resolve_tridiagonal_strategy(tridiagonal_strategy as
                                                          std::int64_t systems, bool interleaved,
                                                          const tuning::tridiagonal_shape& shape) {
   if (asked == tridiagonal_strategy::automatic) {
-    if (interleaved && systems >= shape.thomas_min_systems) return tridiagonal_strategy::thomas;
-    return n <= shape.max_block_rows ? tridiagonal_strategy::hybrid : tridiagonal_strategy::partitioned;
+    if (interleaved && systems >= shape.thomas_min_systems && n <= shape.thomas_max_rows)
+      return tridiagonal_strategy::thomas;
+    return n > shape.max_block_rows   ? tridiagonal_strategy::partitioned
+           : shape.automatic_thomas_pcr ? tridiagonal_strategy::thomas_pcr
+                                        : tridiagonal_strategy::hybrid;
   }
-  if (asked == tridiagonal_strategy::partitioned && n <= shape.chunk_rows) return tridiagonal_strategy::hybrid;
+  if (asked == tridiagonal_strategy::partitioned && n <= shape.chunk_rows)
+    return resolve_tridiagonal_strategy(tridiagonal_strategy::automatic, n, systems, false, shape);
   return asked;
 }
 
@@ -63,11 +67,28 @@ status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, 
     used += bytes;
     return at;
   };
+  // A block's method for a padded system: threads, PCR rows, and whether the
+  // threads first sweep rows of their own (thomas_pcr).
+  struct block_method {
+    int threads, pcr;
+    bool thread_rows;
+  };
+  auto method_for = [&](tridiagonal_strategy st, std::int64_t padded) {
+    if (st == tridiagonal_strategy::thomas_pcr) {
+      std::int64_t threads = padded / shape.thread_rows;
+      threads = threads < 32 ? 32 : threads > 1024 ? 1024 : threads;
+      if (padded / threads >= 4) return block_method{static_cast<int>(threads), static_cast<int>(2 * threads), true};
+    }
+    const std::int64_t pcr = st == tridiagonal_strategy::cyclic_reduction              ? 1
+                             : st == tridiagonal_strategy::parallel_cyclic_reduction ? padded
+                                                                                     : shape.pcr_rows;
+    return block_method{tuning::tridiagonal_threads(shape, padded), static_cast<int>(pcr < padded ? pcr : padded),
+                        false};
+  };
   auto chunk_pass = [&](auto kernel, const char* name, auto storage, std::int64_t chunk_rows, std::int64_t chunks,
-                        std::int64_t padded, int pcr_rows, const T* separators, tridiagonal_edges<T>* edges) {
-    const int threads = tuning::tridiagonal_threads(shape, padded);
-    const int pcr = pcr_rows < padded ? pcr_rows : static_cast<int>(padded);
-    const std::size_t smem = decltype(storage)::bytes(static_cast<int>(padded), pcr);
+                        std::int64_t padded, block_method m, const T* separators, tridiagonal_edges<T>* edges) {
+    const int threads = m.threads;
+    const std::size_t smem = decltype(storage)::bytes(static_cast<int>(padded), m.pcr);
     if (smem > 48 * 1024) {
       const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                  static_cast<int>(smem));
@@ -78,8 +99,8 @@ status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, 
     }
     const std::int64_t jobs = systems * chunks;
     return launch_with_shared(fn, name, kernel, jobs < (std::int64_t{1} << 24) ? jobs : (std::int64_t{1} << 24),
-                              threads, smem, stream, p, systems, chunk_rows, chunks, static_cast<int>(padded),
-                              pcr_rows, separators, edges, fail);
+                              threads, smem, stream, p, systems, chunk_rows, chunks, static_cast<int>(padded), m.pcr,
+                              m.thread_rows, separators, edges, fail);
   };
 
   if (strategy == tridiagonal_strategy::thomas) {
@@ -91,12 +112,8 @@ status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, 
   if (strategy != tridiagonal_strategy::partitioned) {
     if (temp == nullptr) return status::ok();
     const std::int64_t padded = tuning::tridiagonal_padded_rows(p.n);
-    const int pcr_rows = strategy == tridiagonal_strategy::cyclic_reduction ? 1
-                         : strategy == tridiagonal_strategy::parallel_cyclic_reduction
-                             ? static_cast<int>(padded)
-                             : shape.pcr_rows;
     return chunk_pass(tridiagonal_chunk_kernel<T, false>, "tridiagonal_chunk_kernel", one_rhs, p.n, 1, padded,
-                      pcr_rows, nullptr, nullptr);
+                      method_for(strategy, padded), nullptr, nullptr);
   }
 
   // Partitioned: edges, the separators' system, its solution, the chunks again.
@@ -111,8 +128,10 @@ status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, 
   reduced.rhs_stride = systems * per;
   if (temp == nullptr) return solve_tridiagonal_level(fn, reduced, systems, tridiagonal_strategy::automatic, nullptr,
                                                       used, fail, stream, shape);
+  const block_method chunk_method = method_for(
+      resolve_tridiagonal_strategy(tridiagonal_strategy::automatic, b, systems, false, shape), b);
   status s = chunk_pass(tridiagonal_chunk_kernel<T, true>, "tridiagonal_chunk_kernel (edges)", three_rhs, b, chunks,
-                        b, shape.pcr_rows, nullptr, edges);
+                        b, chunk_method, nullptr, edges);
   if (s)
     s = launch(fn, "tridiagonal_separators_kernel", tridiagonal_separators_kernel<T>, grid_for(systems * per, 1 << 20),
                256, stream, p, systems, b, chunks, static_cast<const tridiagonal_edges<T>*>(edges), lower, diagonal,
@@ -121,7 +140,7 @@ status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, 
     s = solve_tridiagonal_level(fn, reduced, systems, tridiagonal_strategy::automatic, temp, used, fail, stream, shape);
   if (s)
     s = chunk_pass(tridiagonal_chunk_kernel<T, false>, "tridiagonal_chunk_kernel", one_rhs, b, chunks, b,
-                   shape.pcr_rows, separators, nullptr);
+                   chunk_method, separators, nullptr);
   return s;
 }
 

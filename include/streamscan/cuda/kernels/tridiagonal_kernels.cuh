@@ -17,12 +17,14 @@ namespace streamscan::cuda {
 
 // A block per (system, chunk) in a grid-stride loop, the padded chunk of
 // `padded` rows in dynamic shared memory (block_tridiagonal_storage::bytes);
-// pcr_rows: where cyclic reduction hands over to parallel cyclic reduction. EDGES: solve for b and both
+// pcr_rows: where cyclic reduction hands over to parallel cyclic reduction;
+// thread_rows: the Thomas-PCR hybrid instead (pcr_rows >= 2 blockDim.x). EDGES: solve for b and both
 // couplings, keep the edges; else solve for b with the separators (if
 // chunks > 1) known, and write x.
 template <class T, bool EDGES>
 __global__ void tridiagonal_chunk_kernel(tridiagonal_problem<T> p, std::int64_t systems, std::int64_t chunk_rows,
-                                         std::int64_t chunks, int padded, int pcr_rows, const T* separators,
+                                         std::int64_t chunks, int padded, int pcr_rows, bool thread_rows,
+                                         const T* separators,
                                          tridiagonal_edges<T>* edges, unsigned long long* fail) {
   constexpr int K = EDGES ? 3 : 1;
   extern __shared__ unsigned char tridiagonal_smem[];
@@ -35,7 +37,7 @@ __global__ void tridiagonal_chunk_kernel(tridiagonal_problem<T> p, std::int64_t 
     const T left = !EDGES && c.has_left ? sep[k - 1] : T(0);
     const T right = !EDGES && c.has_right ? sep[k] : T(0);
     load_tridiagonal_chunk(p, sys, system, c, left, right);
-    const bool bad = block_tridiagonal_solve<T, K>(sys);
+    const bool bad = thread_rows ? block_tridiagonal_solve_thread_rows<T, K>(sys) : block_tridiagonal_solve<T, K>(sys);
     if (bad && fail != nullptr && threadIdx.x == 0) atomicMin(fail, static_cast<unsigned long long>(system));
     if constexpr (EDGES)
       store_tridiagonal_edges(sys, c, edges + job);
