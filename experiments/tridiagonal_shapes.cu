@@ -47,7 +47,7 @@ void run(std::int64_t n, std::int64_t batch, int repeat) {
   const auto base = streamscan::tuning::tridiagonal_shape_for(sizeof(T));
   std::vector<streamscan::tuning::tridiagonal_shape> shapes;
   for (int rows : {0, 4, 8, 16})  // thomas_pcr's rows a thread (0: automatic's CR-PCR hybrid)
-    for (int threads : {64, 128, 256})
+    for (int threads : {64, 128})  // at most the kernel's __launch_bounds__
       for (int pcr : {32, 64, 128, 256})
         for (int chunk : {512, 1024, 2048}) {
           if (n <= base.max_block_rows && chunk != base.chunk_rows) continue;

@@ -18,13 +18,14 @@ struct tridiagonal_shape {
   int chunk_rows;        // partitioned: rows of a chunk, its separator included (a power of two)
   int pcr_rows;          // hybrid: cyclic reduction stops at this many unknowns, PCR solves them
   int max_threads;       // threads of a block: rows / 2, at least a warp, at most this
+  int min_blocks;        // blocks a multiprocessor must fit by registers (__launch_bounds__)
   int thread_rows;       // thomas_pcr: rows a thread sweeps on its own (at least 4)
   bool automatic_thomas_pcr;  // automatic (and partitioned chunks) take thomas_pcr rather than hybrid
   std::int64_t thomas_min_systems;  // automatic, interleaved: a thread per system from this many on,
   std::int64_t thomas_max_rows;     // for systems of at most this many rows
 };
 
-constexpr tridiagonal_shape tridiagonal_shape_for(int /*value_bytes*/) { return {2048, 1024, 64, 128, 8, false, 8192, 128}; }
+constexpr tridiagonal_shape tridiagonal_shape_for(int /*value_bytes*/) { return {2048, 1024, 64, 128, 8, 8, false, 8192, 128}; }
 
 // Threads of a block for a padded system of `rows` rows.
 constexpr int tridiagonal_threads(const tridiagonal_shape& s, std::int64_t rows) {

@@ -76,7 +76,7 @@ status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, 
   auto method_for = [&](tridiagonal_strategy st, std::int64_t padded) {
     if (st == tridiagonal_strategy::thomas_pcr) {
       std::int64_t threads = padded / shape.thread_rows;
-      threads = threads < 32 ? 32 : threads > 1024 ? 1024 : threads;
+      threads = threads < 32 ? 32 : threads > shape.max_threads ? shape.max_threads : threads;
       if (padded / threads >= 4) return block_method{static_cast<int>(threads), static_cast<int>(2 * threads), true};
     }
     const std::int64_t pcr = st == tridiagonal_strategy::cyclic_reduction              ? 1

@@ -22,7 +22,8 @@ namespace streamscan::cuda {
 // couplings, keep the edges; else solve for b with the separators (if
 // chunks > 1) known, and write x.
 template <class T, bool EDGES>
-__global__ void tridiagonal_chunk_kernel(tridiagonal_problem<T> p, std::int64_t systems, std::int64_t chunk_rows,
+__global__ void __launch_bounds__(tuning::tridiagonal_shape_for(sizeof(T)).max_threads,
+                                  tuning::tridiagonal_shape_for(sizeof(T)).min_blocks) tridiagonal_chunk_kernel(tridiagonal_problem<T> p, std::int64_t systems, std::int64_t chunk_rows,
                                          std::int64_t chunks, int padded, int pcr_rows, bool thread_rows,
                                          const T* separators,
                                          tridiagonal_edges<T>* edges, unsigned long long* fail) {
