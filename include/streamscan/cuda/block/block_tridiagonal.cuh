@@ -109,9 +109,12 @@ __device__ int block_pcr(const block_tridiagonal_storage<T, K>& sys, int remaini
 
 // Cyclic reduction with parallel cyclic reduction for the last sys.pcr
 // unknowns (the hybrid; pcr = 1: cyclic reduction, pcr >= N: PCR).
-// Returns, in every thread, whether some pivot was unusable.
+// ends_of > 0: only rows 0 and ends_of - 1 are wanted; one thread walks the
+// back substitution's path to each (a row's solved neighbours are the ends of
+// the interval around it that halves each level) instead of every thread
+// solving every row. Returns, in every thread, whether some pivot was unusable.
 template <class T, int K>
-__device__ bool block_tridiagonal_solve(const block_tridiagonal_storage<T, K>& sys) {
+__device__ bool block_tridiagonal_solve(const block_tridiagonal_storage<T, K>& sys, int ends_of = 0) {
   using storage = block_tridiagonal_storage<T, K>;
   const int n = sys.rows;
   bool bad = false;
@@ -142,6 +145,33 @@ __device__ bool block_tridiagonal_solve(const block_tridiagonal_storage<T, K>& s
     for (int k = 0; k < K; ++k) sys.rhs(k)[i] = r.rhs[k] / r.diagonal;
   }
   __syncthreads();
+
+  if (ends_of > 0) {
+    if (threadIdx.x == 0)
+      for (int walk = 0; walk < 2; ++walk) {
+        const int target = walk == 0 ? 0 : ends_of - 1;
+        int lo = (target + 1) / s * s - 1, hi = lo + s;  // solved: -1 (x = 0) or PCR rows
+        for (int h = s / 2; h >= 1 && lo != target; h /= 2) {
+          const int mid = lo + h, a = storage::at(mid);
+          // Rows h - 1 (lo = -1) are row 0's path: solved already on the second walk.
+          if (lo < 0 && walk == 1) {
+            if (target == mid) break;
+            (target < mid ? hi : lo) = mid;
+            continue;
+          }
+          const T d = sys.diagonal()[a], l = sys.lower()[a], u = sys.upper()[a];
+          bad |= !usable_pivot(d);
+#pragma unroll
+          for (int k = 0; k < K; ++k) {
+            T* x = sys.rhs(k);
+            x[a] = (x[a] - (lo >= 0 ? l * x[storage::at(lo)] : T(0)) - u * x[storage::at(hi)]) / d;
+          }
+          if (target == mid) break;
+          (target < mid ? hi : lo) = mid;
+        }
+      }
+    return __syncthreads_or(bad) != 0;
+  }
 
   // Cyclic reduction, back substitution: stride s solves rows (i + 1) % 2s == s.
   for (s /= 2; s >= 1; s /= 2) {

@@ -38,7 +38,9 @@ __global__ void __launch_bounds__(tuning::tridiagonal_shape_for(sizeof(T)).max_t
     const T left = !EDGES && c.has_left ? sep[k - 1] : T(0);
     const T right = !EDGES && c.has_right ? sep[k] : T(0);
     load_tridiagonal_chunk(p, sys, system, c, left, right);
-    const bool bad = thread_rows ? block_tridiagonal_solve_thread_rows<T, K>(sys) : block_tridiagonal_solve<T, K>(sys);
+    // The edges pass needs only the chunk's first and last rows.
+    const bool bad = thread_rows ? block_tridiagonal_solve_thread_rows<T, K>(sys)
+                                 : block_tridiagonal_solve<T, K>(sys, EDGES ? c.rows : 0);
     if (bad && fail != nullptr && threadIdx.x == 0) atomicMin(fail, static_cast<unsigned long long>(system));
     if constexpr (EDGES)
       store_tridiagonal_edges(sys, c, edges + job);
