@@ -69,9 +69,12 @@ TEST(Cli, SortBenchOptions) {
   EXPECT_EQ(d.bench.distributions, sort_distributions());
   EXPECT_FALSE(d.bench.seed_table);
   EXPECT_EQ(d.bench.log2_sizes, (std::vector<int>{16, 18, 20, 22, 24, 26, 28, 30}));
-  // The sort's algorithms (then SpMV's) are bench algorithms too, after the scan's.
+  // The sort's algorithms (then SpMV's and the tridiagonal solver's) are bench algorithms too, after the scan's.
   for (const char* a : {"onesweep", "double_buffer", "split", "quicksort"}) EXPECT_TRUE(wants(d.bench, a)) << a;
-  EXPECT_EQ(scan_bench_algorithms().size() + 4 + 3, bench_algorithms().size());
+  EXPECT_EQ(scan_bench_algorithms().size() + 4 + 3 + 7, bench_algorithms().size());
+  const command t = parse({"bench", "--primitives", "tridiagonal", "--algorithms", "cusparse,hybrid,partitioned"});
+  EXPECT_EQ(t.bench.primitives, (std::vector<std::string>{"tridiagonal"}));
+  EXPECT_TRUE(wants(t.bench, "partitioned"));
 
   const command c = parse({"bench", "--seed-table", "--key-types", "pairs,uint32", "--distributions", "and4,sorted",
                            "--algorithms", "cub,split,quicksort", "--primitives", "scan,sort"});
