@@ -31,12 +31,11 @@ template <class T>
   const char* fn = "streamscan::cpu::tridiagonal_solve";
   const bool empty = a.n <= 0 || a.batch_count <= 0;
   const std::size_t needed = empty ? 1 : static_cast<std::size_t>(a.n) * static_cast<std::size_t>(a.batch_count) * sizeof(T);
+  if (status s = streamscan::detail::validate_tridiagonal(fn, a, b, x, opt, false, temp != nullptr); !s) return s;
   if (temp == nullptr) {
-    if (a.n < 0 || a.batch_count < 0) return streamscan::detail::validate_tridiagonal(fn, a, b, x, opt, false);
     temp_bytes = needed;
     return status::ok();
   }
-  if (status s = streamscan::detail::validate_tridiagonal(fn, a, b, x, opt, false); !s) return s;
   if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, needed); !s) return s;
   if (empty || a.rhs_count == 0) return status::ok();
   const streamscan::detail::tridiagonal_addressing m = streamscan::detail::tridiagonal_address(a);

@@ -38,9 +38,10 @@ tridiagonal_addressing tridiagonal_address(const tridiagonal_view<T>& a) {
   return m;
 }
 
+// pointers == false (a size query): the sizes, layout and strategy only.
 template <class T>
 status validate_tridiagonal(const char* fn, const tridiagonal_view<T>& a, const T* b, const T* x,
-                            const tridiagonal_options& opt, bool gpu) {
+                            const tridiagonal_options& opt, bool gpu, bool pointers = true) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "streamscan::tridiagonal_solve: values are float or double");
   auto bad = [&](const std::string& what) { return invalid_argument(fn, what); };
@@ -78,6 +79,7 @@ status validate_tridiagonal(const char* fn, const tridiagonal_view<T>& a, const 
   if (a.rhs_count > 1 && a.rhs_stride != 0 && a.rhs_stride < m.extent())
     return bad("argument 'A.rhs_stride' (" + num(a.rhs_stride) + ") is less than the " + num(m.extent()) +
                " elements one right-hand side spans: right-hand sides would overlap");
+  if (!pointers) return status::ok();
   if (a.lower == nullptr) return bad("argument 'A.lower' is a null pointer");
   if (a.diagonal == nullptr) return bad("argument 'A.diagonal' is a null pointer");
   if (a.upper == nullptr) return bad("argument 'A.upper' is a null pointer");

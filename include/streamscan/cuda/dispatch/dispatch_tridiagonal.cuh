@@ -148,16 +148,7 @@ template <class T>
 status dispatch_tridiagonal(const char* fn, void* temp, std::size_t& temp_bytes, const tridiagonal_view<T>& a,
                             const T* b, T* x, cudaStream_t stream, const tridiagonal_options& opt) {
   using streamscan::detail::temp_bytes_for;
-  const bool sizes_bad = a.n < 0 || a.batch_count < 0 || a.rhs_count < 0 || a.rhs_stride < 0;
-  if (temp == nullptr && sizes_bad) return streamscan::detail::validate_tridiagonal(fn, a, b, x, opt, true);
-  if (temp != nullptr)
-    if (status s = streamscan::detail::validate_tridiagonal(fn, a, b, x, opt, true); !s) return s;
-  if (temp == nullptr)  // the strategy is checked with the sizes
-    if (status s = streamscan::detail::validate_tridiagonal(
-            fn, tridiagonal_view<T>{a.n, a.batch_count, a.batch_stride, a.layout, nullptr, nullptr, nullptr, 0, 0},
-            b, x, opt, true);
-        !s)
-      return s;
+  if (status s = streamscan::detail::validate_tridiagonal(fn, a, b, x, opt, true, temp != nullptr); !s) return s;
 
   const streamscan::detail::tridiagonal_addressing m = streamscan::detail::tridiagonal_address(a);
   const std::int64_t systems = a.batch_count * a.rhs_count;
