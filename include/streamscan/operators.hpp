@@ -18,6 +18,35 @@ struct plus {
   }
 };
 
+struct multiplies {
+  template <class T>
+  STREAMSCAN_HOST_DEVICE constexpr T operator()(const T& a, const T& b) const {
+    return static_cast<T>(a * b);
+  }
+};
+
+// Bitwise operators, for integer types.
+struct bit_and {
+  template <class T>
+  STREAMSCAN_HOST_DEVICE constexpr T operator()(const T& a, const T& b) const {
+    return static_cast<T>(a & b);
+  }
+};
+
+struct bit_or {
+  template <class T>
+  STREAMSCAN_HOST_DEVICE constexpr T operator()(const T& a, const T& b) const {
+    return static_cast<T>(a | b);
+  }
+};
+
+struct bit_xor {
+  template <class T>
+  STREAMSCAN_HOST_DEVICE constexpr T operator()(const T& a, const T& b) const {
+    return static_cast<T>(a ^ b);
+  }
+};
+
 struct maximum {
   template <class T>
   STREAMSCAN_HOST_DEVICE constexpr T operator()(const T& a, const T& b) const {
@@ -35,13 +64,22 @@ struct minimum {
 // Whether op(op(a, b), c) and op(a, op(b, c)) are the same bits for every
 // a, b, c of T. Then the look-back may fold a tile's predecessors in any
 // grouping (trees, on its way back: fewer steps and round trips) and results
-// stay bit-for-bit deterministic. True for integer sums (wrapping), minima
-// and maxima; false by default (floating-point sums round differently when
-// grouped differently). Specialise it for your own operators where it holds.
+// stay bit-for-bit deterministic. True for integer sums and products
+// (wrapping), bitwise operators, minima and maxima; false by default
+// (floating-point sums round differently when grouped differently).
+// Specialise it for your own operators where it holds.
 template <class Op, class T>
 struct is_exactly_associative : std::false_type {};
 template <class T>
 struct is_exactly_associative<plus, T> : std::bool_constant<std::is_integral_v<T>> {};
+template <class T>
+struct is_exactly_associative<multiplies, T> : std::bool_constant<std::is_integral_v<T>> {};
+template <class T>
+struct is_exactly_associative<bit_and, T> : std::bool_constant<std::is_integral_v<T>> {};
+template <class T>
+struct is_exactly_associative<bit_or, T> : std::bool_constant<std::is_integral_v<T>> {};
+template <class T>
+struct is_exactly_associative<bit_xor, T> : std::bool_constant<std::is_integral_v<T>> {};
 template <class T>
 struct is_exactly_associative<maximum, T> : std::bool_constant<std::is_integral_v<T>> {};
 template <class T>

@@ -1,0 +1,360 @@
+"""Arrays, dtypes, streams and temp storage: what every call needs.
+
+An input is taken as it comes (NumPy, CuPy or PyTorch) and described once by
+its library's adapter: where it lives, its address, dtype, shape and element
+strides. Outputs and temp storage are allocated by that same library (NumPy,
+CuPy's memory pool, PyTorch's caching allocator), so a call returns arrays of
+the caller's library and never calls cudaMalloc itself. Other arrays are
+imported without a copy: through DLPack (``__dlpack__``) or the CUDA array
+interface, as CuPy (device) or NumPy (host) arrays; the result goes back to the
+input's library where that library has ``from_dlpack``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _cpu
+
+try:  # the GPU back end is built where nvcc was found
+    from . import _cuda
+except ImportError:  # pragma: no cover - depends on the build
+    _cuda = None
+
+# dtype codes: the order of calls.hpp's enum.
+DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "bfloat16", "float32", "float64")
+CODE = {name: i for i, name in enumerate(DTYPES)}
+INTEGERS = frozenset(("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"))
+FLOATS = frozenset(("float16", "bfloat16", "float32", "float64"))
+ITEMSIZE = {"bool": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8, "uint8": 1, "uint16": 2, "uint32": 4,
+            "uint64": 8, "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
+
+
+class Array(NamedTuple):
+    """An array as the back ends see it."""
+
+    obj: Any            # the library's own array (CuPy, torch or NumPy)
+    lib: "Library"
+    cuda: bool          # device memory (else host memory)
+    device: int
+    ptr: int
+    dtype: str          # a name of DTYPES, or the library's own name when unsupported
+    shape: Tuple[int, ...]
+    contiguous: bool    # C order
+    back: Optional[Callable[[Any], Any]]  # converts a result back to a foreign library
+
+
+class Library:
+    """What streamscan needs of an array library; one subclass each."""
+
+    name = ""
+
+    def describe(self, x: Any, back=None) -> Array:
+        raise NotImplementedError
+
+    def empty(self, like: Array, shape: Sequence[int], dtype: str) -> Any:
+        raise NotImplementedError
+
+    def stream(self, like: Array, stream: Any) -> int:
+        return 0 if stream is None else raw_stream(stream)
+
+    def contiguous(self, a: Array) -> Array:
+        raise NotImplementedError
+
+    def astype(self, a: Array, dtype: str) -> Array:
+        raise NotImplementedError
+
+    def arange(self, like: Array, stop: int, step: int) -> Array:
+        raise NotImplementedError
+
+    def take(self, a: Array, indices: Array) -> Array:
+        return self.describe(a.obj[indices.obj])
+
+    def item(self, a: Array) -> int:
+        return int(a.obj[0])
+
+
+def _contiguous_strides(shape: Sequence[int], itemsize: int, strides: Sequence[int]) -> bool:
+    expected = itemsize
+    for extent, stride in zip(reversed(shape), reversed(strides)):
+        if extent != 1 and stride != expected:
+            return False
+        expected *= extent
+    return True
+
+
+class NumpyLibrary(Library):
+    name = "numpy"
+
+    def describe(self, x, back=None):
+        name = x.dtype.name
+        return Array(x, self, False, 0, x.ctypes.data, name, x.shape,
+                     x.flags.c_contiguous, back)
+
+    def empty(self, like, shape, dtype):
+        return np.empty(shape, dtype=_numpy_dtype(dtype))
+
+    def contiguous(self, a):
+        return self.describe(np.ascontiguousarray(a.obj), a.back)
+
+    def astype(self, a, dtype):
+        return self.describe(np.ascontiguousarray(a.obj, dtype=_numpy_dtype(dtype)), a.back)
+
+    def arange(self, like, stop, step):
+        return self.describe(np.arange(0, stop, step, dtype=np.int64))
+
+
+def _numpy_dtype(name: str):
+    if name == "bfloat16":  # NumPy has none; ml_dtypes adds one
+        import ml_dtypes  # noqa: PLC0415
+        return ml_dtypes.bfloat16
+    return np.dtype(name)
+
+
+class CupyLibrary(Library):
+    name = "cupy"
+
+    def __init__(self):
+        import cupy  # noqa: PLC0415
+        self.cupy = cupy
+
+    def describe(self, x, back=None):
+        return Array(x, self, True, x.device.id, x.data.ptr, x.dtype.name, x.shape,
+                     x.flags.c_contiguous, back)
+
+    def empty(self, like, shape, dtype):
+        with self.cupy.cuda.Device(like.device):
+            return self.cupy.empty(shape, dtype=_numpy_dtype(dtype))
+
+    def stream(self, like, stream):
+        if stream is None:
+            with self.cupy.cuda.Device(like.device):
+                return self.cupy.cuda.get_current_stream().ptr
+        return raw_stream(stream)
+
+    def contiguous(self, a):
+        with self.cupy.cuda.Device(a.device):
+            return self.describe(self.cupy.ascontiguousarray(a.obj), a.back)
+
+    def astype(self, a, dtype):
+        with self.cupy.cuda.Device(a.device):
+            return self.describe(self.cupy.ascontiguousarray(a.obj.astype(_numpy_dtype(dtype))), a.back)
+
+    def arange(self, like, stop, step):
+        with self.cupy.cuda.Device(like.device):
+            return self.describe(self.cupy.arange(0, stop, step, dtype=self.cupy.int64))
+
+    def item(self, a):
+        return int(a.obj[0].item())
+
+
+class TorchLibrary(Library):
+    name = "torch"
+
+    def __init__(self):
+        import torch  # noqa: PLC0415
+        self.torch = torch
+        self.names = {}
+        self.dtypes = {}
+        for name in DTYPES:
+            dt = getattr(torch, name, None)
+            if dt is not None:
+                self.names[dt] = name
+                self.dtypes[name] = dt
+
+    def describe(self, x, back=None):
+        dev = x.device
+        cuda = dev.type == "cuda"
+        name = self.names.get(x.dtype, str(x.dtype).replace("torch.", ""))
+        return Array(x, self, cuda, (dev.index or 0) if cuda else 0, x.data_ptr(), name, tuple(x.shape),
+                     x.is_contiguous(), back)
+
+    def empty(self, like, shape, dtype):
+        return self.torch.empty(shape, dtype=self.dtypes[dtype], device=like.obj.device)
+
+    def stream(self, like, stream):
+        if stream is None:
+            if not like.cuda:
+                return 0
+            return self.torch.cuda.current_stream(like.device).cuda_stream
+        return raw_stream(stream)
+
+    def contiguous(self, a):
+        return self.describe(a.obj.contiguous(), a.back)
+
+    def astype(self, a, dtype):
+        return self.describe(a.obj.to(self.dtypes[dtype]).contiguous(), a.back)
+
+    def arange(self, like, stop, step):
+        return self.describe(self.torch.arange(0, stop, step, dtype=self.torch.int64, device=like.obj.device))
+
+    def take(self, a, indices):
+        return self.describe(a.obj[indices.obj])
+
+    def item(self, a):
+        return int(a.obj[0].item())
+
+
+_libraries = {}
+
+
+def _library(name: str) -> Library:
+    lib = _libraries.get(name)
+    if lib is None:
+        lib = {"numpy": NumpyLibrary, "cupy": CupyLibrary, "torch": TorchLibrary}[name]()
+        _libraries[name] = lib
+    return lib
+
+
+def _foreign_back(x: Any) -> Optional[Callable[[Any], Any]]:
+    """The input library's from_dlpack, to hand a result back to it."""
+    root = type(x).__module__.split(".")[0]
+    module = sys.modules.get(root)
+    for candidate in (module, getattr(module, "numpy", None), getattr(module, "dlpack", None)):
+        convert = getattr(candidate, "from_dlpack", None)
+        if convert is not None:
+            return convert
+    return None
+
+
+def as_array(x: Any, name: str) -> Array:
+    """Describes x (any array), or raises TypeError naming the argument."""
+    module = type(x).__module__
+    if module == "numpy":
+        return _library("numpy").describe(x)
+    if module.startswith("torch"):
+        return _library("torch").describe(x)
+    if module.startswith("cupy"):
+        return _library("cupy").describe(x)
+    if hasattr(x, "__cuda_array_interface__"):
+        cupy = _library("cupy").cupy
+        return _library("cupy").describe(cupy.asarray(x), _foreign_back(x))
+    if hasattr(x, "__dlpack__"):
+        device_type, _ = x.__dlpack_device__()
+        if device_type in (2, 13):  # kDLCUDA, kDLCUDAManaged
+            cupy = _library("cupy").cupy
+            return _library("cupy").describe(cupy.from_dlpack(x), _foreign_back(x))
+        if device_type in (1, 3):  # kDLCPU, kDLCUDAHost
+            return _library("numpy").describe(np.from_dlpack(x), _foreign_back(x))
+        raise TypeError(f"{name}: arrays on DLPack device type {device_type} are not supported")
+    if isinstance(x, (list, tuple, int, float, bool)):
+        return _library("numpy").describe(np.asarray(x))
+    raise TypeError(f"{name}: expected an array (NumPy, CuPy, PyTorch, or one with __dlpack__ or "
+                    f"__cuda_array_interface__), got {type(x).__name__}")
+
+
+def result(a: Array, obj: Any) -> Any:
+    """obj (of a's library) as the caller's type."""
+    return obj if a.back is None else a.back(obj)
+
+
+def backend(a: Array):
+    """The extension module for a's memory."""
+    if not a.cuda:
+        return _cpu
+    if _cuda is None:
+        raise RuntimeError("streamscan was built without its CUDA module (nvcc was not found at build time); "
+                           "device arrays cannot be used")
+    return _cuda
+
+
+def same_place(first: Array, other: Optional[Array], name: str) -> None:
+    """ValueError naming `name` unless other lives where first does."""
+    if other is None:
+        return
+    if other.lib is not first.lib:
+        raise ValueError(f"{name}: a {other.lib.name} array where the input is a {first.lib.name} array")
+    if other.cuda != first.cuda or other.device != first.device:
+        where = lambda a: f"cuda:{a.device}" if a.cuda else "the host"  # noqa: E731
+        raise ValueError(f"{name}: on {where(other)}, the input is on {where(first)} (device mismatch)")
+
+
+def dtype_code(a: Array, name: str, allowed=None) -> int:
+    """The dtype code of a, or TypeError naming the argument."""
+    code = CODE.get(a.dtype)
+    if code is None or (allowed is not None and a.dtype not in allowed):
+        what = "supported dtypes" if allowed is None else ", ".join(sorted(allowed))
+        raise TypeError(f"{name}: dtype {a.dtype} is not supported (expected {what})")
+    return code
+
+
+def raw_stream(stream: Any) -> int:
+    """A CUDA stream handle from an int, a torch or CuPy stream, or __cuda_stream__."""
+    if isinstance(stream, int):
+        return stream
+    protocol = getattr(stream, "__cuda_stream__", None)
+    if protocol is not None:
+        return int(protocol()[1])
+    for attribute in ("cuda_stream", "ptr", "handle"):
+        value = getattr(stream, attribute, None)
+        if isinstance(value, int):
+            return value
+    raise TypeError(f"stream: expected a CUDA stream (int handle, torch.cuda.Stream, cupy.cuda.Stream or an "
+                    f"object with __cuda_stream__), got {type(stream).__name__}")
+
+
+def output(like: Array, out: Any, shape: Sequence[int], dtype: str, name: str = "out") -> Array:
+    """out checked against the shape and dtype a call writes, or a new array."""
+    if out is None:
+        return like.lib.describe(like.lib.empty(like, shape, dtype), like.back)
+    o = as_array(out, name)
+    same_place(like, o, name)
+    if tuple(o.shape) != tuple(shape):
+        raise ValueError(f"{name}: shape {tuple(o.shape)}, expected {tuple(shape)}")
+    if o.dtype != dtype:
+        raise TypeError(f"{name}: dtype {o.dtype}, expected {dtype}")
+    if not o.contiguous:
+        raise ValueError(f"{name}: must be C-contiguous")
+    return o
+
+
+def run(module_call: Callable[..., int], a: Array, stream: Any, *args) -> None:
+    """A two-phase call: ask for the temp bytes, allocate them from a's
+    library, run on the caller's stream. args end where temp begins."""
+    handle = a.lib.stream(a, stream)
+    nbytes = module_call(*args, 0, 0, a.device, handle)
+    temp = a.lib.empty(a, (max(nbytes, 1),), "uint8")
+    module_call(*args, a.lib.describe(temp).ptr, nbytes, a.device, handle)
+
+
+def strategy_code(family: str, strategy: Optional[str]) -> int:
+    if strategy is None:
+        return 0
+    names = _strategies(family)
+    if strategy not in names:
+        raise ValueError(f"strategy: {strategy!r} is not one of {', '.join(names)}")
+    return names.index(strategy)
+
+
+_strategy_names = {}
+
+
+def _strategies(family: str):
+    names = _strategy_names.get(family)
+    if names is None:
+        names = _strategy_names[family] = list(_cpu.strategies(family))
+    return names
+
+
+def rows_of(a: Array) -> Tuple[int, int]:
+    """(rows, n) of an array scanned along its last axis."""
+    if len(a.shape) == 0:
+        raise ValueError("x: a 0-d array has no axis to scan")
+    n = a.shape[-1]
+    rows = 1
+    for extent in a.shape[:-1]:
+        rows *= extent
+    return rows, n
+
+
+def import_library(name: str):
+    """The module of an optional array library, or None."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None

@@ -1,0 +1,183 @@
+"""Inclusive and exclusive scans, plain, batched and segmented."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from . import _core
+from ._core import Array
+
+OPS = ("add", "mul", "max", "min", "and", "or", "xor")
+BITWISE = frozenset(("and", "or", "xor"))
+_SEGMENTS = {"none": 0, "flags": 1, "offsets": 2}
+
+
+def dtype_name(dtype: Any, name: str = "dtype") -> str:
+    """A dtype given as a string, NumPy dtype or type, or torch dtype, as a name of _core.DTYPES."""
+    if isinstance(dtype, str) and dtype in _core.CODE:
+        return dtype
+    text = str(dtype)
+    if text.startswith("torch."):
+        text = text[len("torch."):]
+        if text in _core.CODE:
+            return text
+    else:
+        try:
+            text = np.dtype(dtype).name
+        except TypeError:
+            pass
+        if text in _core.CODE:
+            return text
+    raise TypeError(f"{name}: {dtype!r} is not a supported dtype (one of {', '.join(_core.DTYPES)})")
+
+
+def _default_accumulator(in_dtype: str) -> str:
+    if in_dtype == "bool":
+        return "int64"
+    if in_dtype in ("float16", "bfloat16"):
+        return "float32"
+    return in_dtype
+
+
+def _work_type(acc: str) -> str:
+    """The type a scan accumulates in for an output dtype: 16-bit floats are
+    accumulated in float32 and rounded once at the end."""
+    if acc in ("float16", "bfloat16"):
+        return "float32"
+    if acc == "bool":
+        raise TypeError("dtype: a bool accumulator is not supported (use an integer dtype)")
+    return acc
+
+
+def _op_code(op: str, work: str) -> int:
+    if op not in OPS:
+        raise ValueError(f"op: {op!r} is not one of {', '.join(OPS)}")
+    if op in BITWISE and work not in _core.INTEGERS:
+        raise TypeError(f"op: {op!r} needs an integer dtype, the accumulator is {work}")
+    return OPS.index(op)
+
+
+def _prepare(x: Array, work: str, op: int, segmented: bool, module) -> Array:
+    """x, cast to the accumulator type where its (input, accumulator) pair is not compiled in."""
+    if not x.contiguous:
+        x = x.lib.contiguous(x)
+    if module.scan_supported(_core.CODE[x.dtype], _core.CODE[work], op, segmented):
+        return x
+    return x.lib.astype(x, work)
+
+
+def scan(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, out: Any, stream: Any, strategy: Optional[str],
+         flags: Any = None, offsets: Any = None, backward: bool = False, segmented: bool = False) -> Any:
+    a = _core.as_array(x, "x")
+    _core.dtype_code(a, "x")
+    module = _core.backend(a)
+    acc = _default_accumulator(a.dtype) if dtype is None else dtype_name(dtype)
+    work = _work_type(acc)
+    code = _op_code(op, work)
+    strategy_code = _core.strategy_code("scan", strategy)
+    rows, n = _core.rows_of(a)
+    total = rows * n
+    if segmented and len(a.shape) != 1:
+        raise ValueError(f"x: segmented scans take a 1-d array, got shape {tuple(a.shape)}")
+
+    kind, seg, num_segments = _SEGMENTS["none"], None, 0
+    if segmented:
+        kind, seg, num_segments = _segments(a, flags, offsets, n)
+    elif rows > 1:  # batched rows: one segment a row
+        kind, seg, num_segments = _SEGMENTS["offsets"], a.lib.arange(a, total + 1, n), rows
+
+    o = _core.output(a, out, a.shape, acc)
+    if total == 0:
+        return _core.result(a, o.obj)
+    by_segments = kind != _SEGMENTS["none"]
+    a = _prepare(a, work, code, by_segments, module)
+    target = o if work == acc else a.lib.describe(a.lib.empty(a, a.shape, work))
+    _core.run(module.scan, a, stream, a.ptr, target.ptr, total, _core.CODE[a.dtype], _core.CODE[work], code,
+              exclusive, initial, kind, 0 if seg is None else seg.ptr, num_segments, backward, strategy_code)
+    if target is not o:
+        o.obj[...] = target.obj
+    return _core.result(a, o.obj)
+
+
+def _segments(a: Array, flags: Any, offsets: Any, n: int):
+    if (flags is None) == (offsets is None):
+        raise ValueError("flags, offsets: give exactly one of head flags or segment offsets")
+    if flags is not None:
+        f = _core.as_array(flags, "flags")
+        _core.same_place(a, f, "flags")
+        if f.dtype != "bool":
+            raise TypeError(f"flags: dtype {f.dtype}, expected bool (a head flag per element)")
+        if tuple(f.shape) != (n,):
+            raise ValueError(f"flags: shape {tuple(f.shape)}, expected ({n},)")
+        if not f.contiguous:
+            f = f.lib.contiguous(f)
+        return _SEGMENTS["flags"], f, 0
+    s = _core.as_array(offsets, "offsets")
+    _core.same_place(a, s, "offsets")
+    if s.dtype not in _core.INTEGERS:
+        raise TypeError(f"offsets: dtype {s.dtype}, expected an integer dtype")
+    if len(s.shape) != 1 or s.shape[0] < 1:
+        raise ValueError(f"offsets: shape {tuple(s.shape)}, expected (num_segments + 1,) with offsets[-1] == n")
+    if s.dtype != "int64" or not s.contiguous:
+        s = s.lib.astype(s, "int64")
+    return _SEGMENTS["offsets"], s, s.shape[0] - 1
+
+
+def inclusive_scan(x: Any, op: str = "add", *, dtype: Any = None, initial: Any = None, out: Any = None,
+                   stream: Any = None, strategy: Optional[str] = None) -> Any:
+    """out[..., i] = initial (op) x[..., 0] (op) ... (op) x[..., i], along the last axis.
+
+    op: "add", "mul", "max", "min", or for integers "and", "or", "xor".
+    dtype: the accumulator and output dtype (default: x's; int64 for bool;
+    float32 for float16 and bfloat16). initial: a value folded in first
+    (default: none). out: a C-contiguous array of x's shape and that dtype;
+    it may be x itself (in place). A 2-d or higher array is scanned row by
+    row along its last axis, as torch.cumsum(dim=-1). Runs on the caller's
+    current stream (or `stream`) without waiting for the GPU.
+    """
+    return scan(x, op, False, dtype, initial, out, stream, strategy)
+
+
+def exclusive_scan(x: Any, op: str = "add", *, dtype: Any = None, initial: Any = None, out: Any = None,
+                   stream: Any = None, strategy: Optional[str] = None) -> Any:
+    """out[..., 0] = initial, out[..., i] = initial (op) x[..., 0] (op) ... (op) x[..., i-1].
+
+    initial defaults to op's identity (0 for add, or and xor; 1 for mul; the
+    lowest value for max, the highest for min; all ones for and). Otherwise as
+    inclusive_scan.
+    """
+    return scan(x, op, True, dtype, initial, out, stream, strategy)
+
+
+def cumsum(x: Any, *, dtype: Any = None, out: Any = None, stream: Any = None) -> Any:
+    """inclusive_scan(x, "add"), as numpy.cumsum along the last axis."""
+    return scan(x, "add", False, dtype, None, out, stream, None)
+
+
+def cumprod(x: Any, *, dtype: Any = None, out: Any = None, stream: Any = None) -> Any:
+    """inclusive_scan(x, "mul"), as numpy.cumprod along the last axis."""
+    return scan(x, "mul", False, dtype, None, out, stream, None)
+
+
+def segmented_inclusive_scan(x: Any, op: str = "add", *, flags: Any = None, offsets: Any = None,
+                             backward: bool = False, initial: Any = None, out: Any = None, stream: Any = None,
+                             strategy: Optional[str] = None) -> Any:
+    """An inclusive scan that restarts at every segment of the 1-d array x.
+
+    Segments are given by exactly one of: flags, a bool array of x's length
+    (True where a segment begins; position 0 always begins one); or offsets,
+    an integer array of num_segments + 1 entries, non-decreasing, from 0 to
+    len(x). backward=True scans each segment from its end to its start.
+    initial (default none) starts every segment. The output has x's dtype.
+    """
+    return scan(x, op, False, None, initial, out, stream, strategy, flags, offsets, backward, True)
+
+
+def segmented_exclusive_scan(x: Any, op: str = "add", *, flags: Any = None, offsets: Any = None,
+                             backward: bool = False, initial: Any = None, out: Any = None, stream: Any = None,
+                             strategy: Optional[str] = None) -> Any:
+    """An exclusive scan that restarts at every segment (initial, default op's
+    identity, at each segment's first position); as segmented_inclusive_scan."""
+    return scan(x, op, True, None, initial, out, stream, strategy, flags, offsets, backward, True)
