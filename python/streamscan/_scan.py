@@ -85,12 +85,11 @@ def scan(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, out: Any, s
     kind, seg, num_segments = _SEGMENTS["none"], None, 0
     if segmented:
         kind, seg, num_segments = _segments(a, flags, offsets, n)
-    elif rows > 1:  # batched rows: one segment a row
-        kind, seg, num_segments = _SEGMENTS["offsets"], a.lib.arange(a, total + 1, n), rows
-
     o = _core.output(a, out, a.shape, acc)
     if total == 0:
         return _core.result(a, o.obj)
+    if rows > 1:  # batched rows: one segment a row
+        kind, seg, num_segments = _SEGMENTS["offsets"], a.lib.arange(a, total + 1, n), rows
     by_segments = kind != _SEGMENTS["none"]
     a = _prepare(a, work, code, by_segments, module)
     target = o if work == acc else a.lib.describe(a.lib.empty(a, a.shape, work))
