@@ -8,23 +8,26 @@
 
 namespace streamscan::python {
 
+template <class V, class I>
+status spmv_typed(const spmv_args& a, void* temp, std::size_t& temp_bytes, const launch& l) {
+  if constexpr (real_v<V> && index_v<I>) {
+    context ctx(l);
+    if (!ctx.state) return ctx.state;
+    spmv_options opt;
+    opt.strategy = static_cast<spmv_strategy>(a.strategy);
+    const auto m = make_csr_view(a.rows, a.cols, a.nnz, as_ptr<const I>(a.offsets), as_ptr<const I>(a.indices),
+                                 as_ptr<const V>(a.values));
+    return STREAMSCAN_PY_RUN(spmv, ctx, opt, temp, temp_bytes, m, as_ptr<const V>(a.x), as_ptr<V>(a.y),
+                             static_cast<V>(a.alpha), static_cast<V>(a.beta));
+  } else {
+    return not_compiled("this SpMV's (index dtype, value dtype)");
+  }
+}
+
 status spmv_untyped(const spmv_args& a, void* temp, std::size_t& temp_bytes, const launch& l) {
   return visit_dtype(a.value_type, [&](auto value) {
-    using V = typename decltype(value)::type;
-    return visit_dtype(a.index_type, [&](auto index) -> status {
-      using I = typename decltype(index)::type;
-      if constexpr (real_v<V> && index_v<I>) {
-        context ctx(l);
-        if (!ctx.state) return ctx.state;
-        spmv_options opt;
-        opt.strategy = static_cast<spmv_strategy>(a.strategy);
-        const auto m = make_csr_view(a.rows, a.cols, a.nnz, as_ptr<const I>(a.offsets), as_ptr<const I>(a.indices),
-                                     as_ptr<const V>(a.values));
-        return STREAMSCAN_PY_RUN(spmv, ctx, opt, temp, temp_bytes, m, as_ptr<const V>(a.x), as_ptr<V>(a.y),
-                                 static_cast<V>(a.alpha), static_cast<V>(a.beta));
-      } else {
-        return not_compiled("this SpMV's (index dtype, value dtype)");
-      }
+    return visit_dtype(a.index_type, [&](auto index) {
+      return spmv_typed<typename decltype(value)::type, typename decltype(index)::type>(a, temp, temp_bytes, l);
     });
   });
 }

@@ -60,6 +60,15 @@ class Library:
     def empty(self, like: Array, shape: Sequence[int], dtype: str) -> Any:
         raise NotImplementedError
 
+    def new(self, like: Array, shape: Sequence[int], dtype: str) -> Array:
+        """A new C-contiguous array where like lives, described."""
+        return self.describe(self.empty(like, shape, dtype), like.back)
+
+    def temp(self, like: Array, nbytes: int) -> Tuple[Any, int]:
+        """Temp storage of nbytes (at least one) where like lives: (owner, address)."""
+        owner = self.empty(like, (max(nbytes, 1),), "uint8")
+        return owner, self.describe(owner).ptr
+
     def stream(self, like: Array, stream: Any) -> int:
         return 0 if stream is None else raw_stream(stream)
 
@@ -91,9 +100,15 @@ def _contiguous_strides(shape: Sequence[int], itemsize: int, strides: Sequence[i
 class NumpyLibrary(Library):
     name = "numpy"
 
+    def __init__(self):
+        self.names = {}  # dtype -> name (dtype.name is slow)
+
     def describe(self, x, back=None):
-        name = x.dtype.name
-        return Array(x, self, False, 0, x.ctypes.data, name, x.shape,
+        dt = x.dtype
+        name = self.names.get(dt)
+        if name is None:
+            name = self.names[dt] = dt.name
+        return Array(x, self, False, 0, x.__array_interface__["data"][0], name, x.shape,
                      x.flags.c_contiguous, back)
 
     def empty(self, like, shape, dtype):
@@ -122,10 +137,20 @@ class CupyLibrary(Library):
     def __init__(self):
         import cupy  # noqa: PLC0415
         self.cupy = cupy
+        self.names = {}
 
     def describe(self, x, back=None):
-        return Array(x, self, True, x.device.id, x.data.ptr, x.dtype.name, x.shape,
+        dt = x.dtype
+        name = self.names.get(dt)
+        if name is None:
+            name = self.names[dt] = dt.name
+        return Array(x, self, True, x.device.id, x.data.ptr, name, x.shape,
                      x.flags.c_contiguous, back)
+
+    def temp(self, like, nbytes):
+        with self.cupy.cuda.Device(like.device):
+            owner = self.cupy.empty(max(nbytes, 1), dtype=self.cupy.uint8)
+        return owner, owner.data.ptr
 
     def empty(self, like, shape, dtype):
         with self.cupy.cuda.Device(like.device):
@@ -159,6 +184,9 @@ class TorchLibrary(Library):
     def __init__(self):
         import torch  # noqa: PLC0415
         self.torch = torch
+        # The current stream's handle without making a Stream object (the
+        # public torch.cuda.current_stream() costs microseconds a call).
+        self.raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         self.names = {}
         self.dtypes = {}
         for name in DTYPES:
@@ -168,19 +196,30 @@ class TorchLibrary(Library):
                 self.dtypes[name] = dt
 
     def describe(self, x, back=None):
-        dev = x.device
-        cuda = dev.type == "cuda"
-        name = self.names.get(x.dtype, str(x.dtype).replace("torch.", ""))
-        return Array(x, self, cuda, (dev.index or 0) if cuda else 0, x.data_ptr(), name, tuple(x.shape),
+        cuda = x.is_cuda
+        name = self.names.get(x.dtype)
+        if name is None:
+            name = str(x.dtype).replace("torch.", "")
+        return Array(x, self, cuda, x.get_device() if cuda else 0, x.data_ptr(), name, tuple(x.shape),
                      x.is_contiguous(), back)
 
     def empty(self, like, shape, dtype):
         return self.torch.empty(shape, dtype=self.dtypes[dtype], device=like.obj.device)
 
+    def new(self, like, shape, dtype):
+        t = self.torch.empty(shape, dtype=self.dtypes[dtype], device=like.obj.device)
+        return Array(t, self, like.cuda, like.device, t.data_ptr(), dtype, tuple(shape), True, like.back)
+
+    def temp(self, like, nbytes):
+        t = self.torch.empty(max(nbytes, 1), dtype=self.torch.uint8, device=like.obj.device)
+        return t, t.data_ptr()
+
     def stream(self, like, stream):
         if stream is None:
             if not like.cuda:
                 return 0
+            if self.raw_stream is not None:
+                return self.raw_stream(like.device)
             return self.torch.cuda.current_stream(like.device).cuda_stream
         return raw_stream(stream)
 
@@ -301,7 +340,7 @@ def raw_stream(stream: Any) -> int:
 def output(like: Array, out: Any, shape: Sequence[int], dtype: str, name: str = "out") -> Array:
     """out checked against the shape and dtype a call writes, or a new array."""
     if out is None:
-        return like.lib.describe(like.lib.empty(like, shape, dtype), like.back)
+        return like.lib.new(like, shape, dtype)
     o = as_array(out, name)
     same_place(like, o, name)
     if tuple(o.shape) != tuple(shape):
@@ -313,13 +352,26 @@ def output(like: Array, out: Any, shape: Sequence[int], dtype: str, name: str = 
     return o
 
 
-def run(module_call: Callable[..., int], a: Array, stream: Any, *args) -> None:
+_temp_bytes = {}
+
+
+def run(module_call: Callable[..., int], a: Array, stream: Any, *args, key: Optional[tuple] = None) -> None:
     """A two-phase call: ask for the temp bytes, allocate them from a's
-    library, run on the caller's stream. args end where temp begins."""
+    library, run on the caller's stream. args end where temp begins. A `key`
+    (everything but the addresses that the temp size depends on: sizes,
+    types, operator, strategy) lets a repeated call skip the query; the
+    library promises the same size for the same n, strategy and device."""
     handle = a.lib.stream(a, stream)
-    nbytes = module_call(*args, 0, 0, a.device, handle)
-    temp = a.lib.empty(a, (max(nbytes, 1),), "uint8")
-    module_call(*args, a.lib.describe(temp).ptr, nbytes, a.device, handle)
+    nbytes = None if key is None else _temp_bytes.get((module_call, a.device) + key)
+    if nbytes is None:
+        nbytes = module_call(*args, 0, 0, a.device, handle)
+        if key is not None:
+            if len(_temp_bytes) > 4096:
+                _temp_bytes.clear()
+            _temp_bytes[(module_call, a.device) + key] = nbytes
+    owner, address = a.lib.temp(a, nbytes)
+    module_call(*args, address, nbytes, a.device, handle)
+    del owner  # freed after the call is queued: the caching allocators order it on the stream
 
 
 def strategy_code(family: str, strategy: Optional[str]) -> int:

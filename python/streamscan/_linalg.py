@@ -69,7 +69,7 @@ def spmv(A: Any, x: Any, y: Any = None, *, alpha: float = 1.0, beta: float = 0.0
     if y is None:
         if beta != 0:
             raise ValueError("beta: y is read when beta != 0; pass y")
-        yv = values.lib.describe(values.lib.empty(values, (rows,), values.dtype), xv.back)
+        yv = values.lib.new(xv, (rows,), values.dtype)
     else:
         yv = _vector(y, "y", values, rows, values.dtype)
     if rows > 0:

@@ -59,13 +59,18 @@ def _op_code(op: str, work: str) -> int:
     return OPS.index(op)
 
 
+_compiled = {}
+
+
 def _prepare(x: Array, work: str, op: int, segmented: bool, module) -> Array:
     """x, cast to the accumulator type where its (input, accumulator) pair is not compiled in."""
     if not x.contiguous:
         x = x.lib.contiguous(x)
-    if module.scan_supported(_core.CODE[x.dtype], _core.CODE[work], op, segmented):
-        return x
-    return x.lib.astype(x, work)
+    key = (x.dtype, work, op, segmented)
+    supported = _compiled.get(key)
+    if supported is None:
+        supported = _compiled[key] = module.scan_supported(_core.CODE[x.dtype], _core.CODE[work], op, segmented)
+    return x if supported else x.lib.astype(x, work)
 
 
 def scan(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, out: Any, stream: Any, strategy: Optional[str],
@@ -92,9 +97,12 @@ def scan(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, out: Any, s
         kind, seg, num_segments = _SEGMENTS["offsets"], a.lib.arange(a, total + 1, n), rows
     by_segments = kind != _SEGMENTS["none"]
     a = _prepare(a, work, code, by_segments, module)
-    target = o if work == acc else a.lib.describe(a.lib.empty(a, a.shape, work))
-    _core.run(module.scan, a, stream, a.ptr, target.ptr, total, _core.CODE[a.dtype], _core.CODE[work], code,
-              exclusive, initial, kind, 0 if seg is None else seg.ptr, num_segments, backward, strategy_code)
+    target = o if work == acc else a.lib.new(a, a.shape, work)
+    in_code, work_code = _core.CODE[a.dtype], _core.CODE[work]
+    _core.run(module.scan, a, stream, a.ptr, target.ptr, total, in_code, work_code, code, exclusive, initial, kind,
+              0 if seg is None else seg.ptr, num_segments, backward, strategy_code,
+              key=(total, in_code, work_code, code, exclusive, initial is None, kind, num_segments, backward,
+                   strategy_code))
     if target is not o:
         o.obj[...] = target.obj
     return _core.result(a, o.obj)

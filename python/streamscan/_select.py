@@ -43,14 +43,13 @@ def _select(kind: str, a: Array, flags: Optional[Array], out_dtype: str, cmp: in
             strategy: Optional[str]) -> Tuple[Any, int]:
     module = _core.backend(a)
     n = _size(a)
-    out = a.lib.empty(a, (n,), out_dtype)
+    out = a.lib.new(a, (n,), out_dtype)
     if n == 0:
-        return out, 0
-    count = a.lib.describe(a.lib.empty(a, (1,), "int64"))
-    _core.run(module.select, a, stream, _KIND[kind], a.ptr, 0 if flags is None else flags.ptr,
-              a.lib.describe(out).ptr, count.ptr, n, _core.CODE[a.dtype], cmp, value,
+        return out.obj, 0
+    count = a.lib.new(a, (1,), "int64")
+    _core.run(module.select, a, stream, _KIND[kind], a.ptr, 0 if flags is None else flags.ptr, out.ptr, count.ptr, n, _core.CODE[a.dtype], cmp, value,
               _core.strategy_code("select", strategy))
-    return out, a.lib.item(count)
+    return out.obj, a.lib.item(count)
 
 
 def select(x: Any, mask: Any, *, stream: Any = None, strategy: Optional[str] = None) -> Any:

@@ -70,13 +70,13 @@ def sort_pairs(keys: Any, values: Any, *, descending: bool = False, begin_bit: i
         raise TypeError(f"values: dtype {v.dtype} is not supported")
     if not v.contiguous:
         v = v.lib.contiguous(v)
-    keys_out = k.lib.describe(k.lib.empty(k, k.shape, k.dtype))
+    keys_out = k.lib.new(k, k.shape, k.dtype)
     if _core.ITEMSIZE[v.dtype] in (4, 8):
-        values_out = v.lib.describe(v.lib.empty(v, v.shape, v.dtype))
+        values_out = v.lib.new(v, v.shape, v.dtype)
         _sort(k, v, keys_out, values_out, descending, begin_bit, end_bit, stream, strategy)
         return _core.result(k, keys_out.obj), _core.result(v, values_out.obj)
     order = k.lib.arange(k, k.shape[0], 1)
-    order_out = k.lib.describe(k.lib.empty(k, k.shape, "int64"))
+    order_out = k.lib.new(k, k.shape, "int64")
     _sort(k, order, keys_out, order_out, descending, begin_bit, end_bit, stream, strategy)
     return _core.result(k, keys_out.obj), _core.result(v, v.lib.take(v, order_out).obj)
 
@@ -86,7 +86,7 @@ def argsort(keys: Any, *, descending: bool = False, begin_bit: int = 0, end_bit:
     """The int64 indices that sort keys, stably (equal keys keep their order)."""
     k = _keys(keys)
     order = k.lib.arange(k, k.shape[0], 1)
-    keys_out = k.lib.describe(k.lib.empty(k, k.shape, k.dtype))
-    order_out = k.lib.describe(k.lib.empty(k, k.shape, "int64"))
+    keys_out = k.lib.new(k, k.shape, k.dtype)
+    order_out = k.lib.new(k, k.shape, "int64")
     _sort(k, order, keys_out, order_out, descending, begin_bit, end_bit, stream, strategy)
     return _core.result(k, order_out.obj)
