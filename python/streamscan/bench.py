@@ -242,7 +242,9 @@ def main(argv=None):
     rows = run(sizes, args.repeat, only)
     if args.json:
         cupy = _core.import_library("cupy")
-        doc = {"schema": 1, "tool": "python -m streamscan.bench", "gpu": torch.cuda.get_device_name(),
+        doc = {"schema": 1, "tool": "python -m streamscan.bench", "device": torch.cuda.get_device_name(),
+               "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
+               "command": " ".join(["python -m streamscan.bench"] + (argv if argv is not None else sys.argv[1:])),
                "torch": torch.__version__, "cupy": getattr(cupy, "__version__", None), "numpy": np.__version__,
                "python": platform.python_version(), "repeat": args.repeat, "rows": rows}
         with open(args.json, "w") as f:
