@@ -232,9 +232,6 @@ class TorchLibrary(Library):
     def arange(self, like, stop, step):
         return self.describe(self.torch.arange(0, stop, step, dtype=self.torch.int64, device=like.obj.device))
 
-    def take(self, a, indices):
-        return self.describe(a.obj[indices.obj])
-
     def item(self, a):
         return int(a.obj[0].item())
 

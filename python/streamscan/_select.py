@@ -16,7 +16,7 @@ _KIND = {"flagged": 0, "indices": 1, "compare": 2, "split": 3, "partition": 4}
 COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 
 
-def _flat(a: Array, name: str) -> Array:
+def _flat(a: Array) -> Array:
     if not a.contiguous:
         a = a.lib.contiguous(a)
     return a
@@ -29,7 +29,7 @@ def _flags(a: Array, mask: Any, name: str) -> Array:
         raise TypeError(f"{name}: dtype {m.dtype}, expected bool")
     if tuple(m.shape) != tuple(a.shape):
         raise ValueError(f"{name}: shape {tuple(m.shape)}, expected x's shape {tuple(a.shape)}")
-    return _flat(m, name)
+    return _flat(m)
 
 
 def _size(a: Array) -> int:
@@ -58,7 +58,7 @@ def select(x: Any, mask: Any, *, stream: Any = None, strategy: Optional[str] = N
     strategy: "stable" (default) or "multi_level"; "hybrid" and "warp_atomic"
     are faster on some GPUs but do not keep the order. Waits for the count.
     """
-    a = _flat(_core.as_array(x, "x"), "x")
+    a = _flat(_core.as_array(x, "x"))
     _core.dtype_code(a, "x")
     f = _flags(a, mask, "mask")
     out, count = _select("flagged", a, f, a.dtype, 0, None, stream, strategy)
@@ -70,7 +70,7 @@ def select_if(x: Any, cmp: str, value: Any, *, stream: Any = None, strategy: Opt
 
     For numeric dtypes other than float16 and bfloat16. Waits for the count.
     """
-    a = _flat(_core.as_array(x, "x"), "x")
+    a = _flat(_core.as_array(x, "x"))
     code = _core.dtype_code(a, "x")
     if cmp not in COMPARISONS:
         raise ValueError(f"cmp: {cmp!r} is not one of {' '.join(COMPARISONS)}")
@@ -82,7 +82,7 @@ def select_if(x: Any, cmp: str, value: Any, *, stream: Any = None, strategy: Opt
 
 def flatnonzero(mask: Any, *, stream: Any = None) -> Any:
     """The int64 indices where a bool array is true (of its flattened view), as numpy.flatnonzero."""
-    m = _flat(_core.as_array(mask, "mask"), "mask")
+    m = _flat(_core.as_array(mask, "mask"))
     if m.dtype != "bool":
         raise TypeError(f"mask: dtype {m.dtype}, expected bool")
     out, count = _select("indices", m, m, "int64", 0, None, stream, None)
@@ -92,7 +92,7 @@ def flatnonzero(mask: Any, *, stream: Any = None) -> Any:
 def split(x: Any, flags: Any, *, stream: Any = None) -> Tuple[Any, int]:
     """(out, num_false): the elements whose flag is false, then those whose flag
     is true, each in input order (seed 003's split); num_false is where the trues begin."""
-    a = _flat(_core.as_array(x, "x"), "x")
+    a = _flat(_core.as_array(x, "x"))
     _core.dtype_code(a, "x")
     f = _flags(a, flags, "flags")
     out, count = _select("split", a, f, a.dtype, 0, None, stream, None)
@@ -102,7 +102,7 @@ def split(x: Any, flags: Any, *, stream: Any = None) -> Tuple[Any, int]:
 def partition(x: Any, mask: Any, *, stream: Any = None) -> Tuple[Any, int]:
     """(out, num_true): the elements where mask is true, then the others, each
     in input order; num_true is where the others begin."""
-    a = _flat(_core.as_array(x, "x"), "x")
+    a = _flat(_core.as_array(x, "x"))
     _core.dtype_code(a, "x")
     f = _flags(a, mask, "mask")
     out, count = _select("partition", a, f, a.dtype, 0, None, stream, None)
