@@ -458,9 +458,26 @@ struct cuda_backend {
     }
     d_kout.upload(req.in_place ? keys : keys_out);  // out arrives poisoned
     d_vout.upload(req.in_place ? values : values_out);
-    const K* kin = req.fault == sort_fault::null_keys_in ? nullptr : req.in_place ? d_kout.get() : d_kin.get();
+    // Misaligned inputs: one element into a copy one longer.
+    const bool shift = req.misaligned && !req.in_place;
+    device_buffer<K> d_kshift(shift ? keys.size() + 1 : 0);
+    device_buffer<V> d_vshift(shift && pairs ? values.size() + 1 : 0);
+    if (shift) {
+      STREAMSCAN_TEST_CUDA(cudaMemcpy(d_kshift.get() + 1, keys.data(), keys.size() * sizeof(K), cudaMemcpyHostToDevice));
+      if constexpr (pairs)
+        STREAMSCAN_TEST_CUDA(
+            cudaMemcpy(d_vshift.get() + 1, values.data(), values.size() * sizeof(V), cudaMemcpyHostToDevice));
+      STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());  // pageable copies may return before they land
+    }
+    const K* kin = req.fault == sort_fault::null_keys_in ? nullptr
+                   : req.in_place                        ? d_kout.get()
+                   : shift                               ? d_kshift.get() + 1
+                                                         : d_kin.get();
     K* kout = req.fault == sort_fault::null_keys_out ? nullptr : d_kout.get();
-    const V* vin = req.fault == sort_fault::null_values_in ? nullptr : req.in_place ? d_vout.get() : d_vin.get();
+    const V* vin = req.fault == sort_fault::null_values_in ? nullptr
+                   : req.in_place                          ? d_vout.get()
+                   : shift && pairs                        ? d_vshift.get() + 1
+                                                           : d_vin.get();
     V* vout = req.fault == sort_fault::null_values_out ? nullptr : d_vout.get();
     if (req.form == sort_form::convenience) {
       try {

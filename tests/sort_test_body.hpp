@@ -70,6 +70,9 @@ struct sort_request {
   sort_form form = sort_form::two_phase;
   streamscan::sort_options options{};
   bool in_place = false;  // pointer forms: keys_out == keys_in (and values_out == values_in)
+  // Pointer forms out of place (GPU): the inputs start one element past an
+  // allocation, so not on a 16-byte boundary.
+  bool misaligned = false;
   sort_fault fault = sort_fault::none;
   // Size the temp with the default bit range (same strategy and order), so
   // that bad options.begin_bit / end_bit reach the call's own check.
@@ -298,14 +301,15 @@ inline std::string describe(const sort_request& r, std::int64_t n, const char* w
   os << "seed=" << global_seed() << " (STREAMSCAN_TEST_SEED to replay) n=" << n << " " << what
      << " strategy=" << streamscan::to_string(o.strategy)
      << (o.order == streamscan::sort_order::descending ? " descending" : " ascending") << " bits=[" << o.begin_bit
-     << "," << o.end_bit << ") " << to_string(r.form) << (r.in_place ? " in-place" : "");
+     << "," << o.end_bit << ") " << to_string(r.form) << (r.in_place ? " in-place" : "")
+     << (r.misaligned ? " misaligned" : "");
   return os.str();
 }
 
 // The forms a run cycles through: out of place, in place, double buffer, convenience.
 inline sort_request cycle_form(sort_request r, int call) {
   switch (call % 4) {
-    case 0: r.form = sort_form::two_phase; break;
+    case 0: r.form = sort_form::two_phase; r.misaligned = call % 8 == 0; break;
     case 1: r.form = sort_form::two_phase; r.in_place = true; break;
     case 2: r.form = sort_form::double_buffer; break;
     default: r.form = sort_form::convenience; break;

@@ -1,8 +1,8 @@
 // streamscan/tuning/sort.hpp - the radix sort's kernel shapes. No CUDA.
 //
 // Onesweep ([Onesweep]): a tile of threads x items keys is ranked by 8-bit
-// digit in shared memory and scattered once; one status word per (tile,
-// digit) carries the look-back. The histogram pass reads every key once and
+// digit, staged in shared memory and scattered once; one status word per
+// (tile, digit) carries the look-back. The histogram pass reads every key once and
 // counts the digits of every pass.
 #pragma once
 
@@ -18,19 +18,21 @@ struct onesweep_shape {
 
 struct radix_histogram_shape {
   int threads;
-  int items;            // consecutive keys per thread and step
+  int items;            // consecutive keys per thread and step (whole 16-byte loads)
   int blocks_per_sm;    // grid: blocks_per_sm x SMs, each striding over its part
 };
 
 // Keys of key_bytes bytes with values of value_bytes (0: keys only). The
-// tile is staged in shared memory (keys, then values), at most 32 KiB of it.
+// tile is staged in shared memory (keys and values side by side): large
+// tiles spread the per-tile work (counter scan, look-back) over more keys.
 constexpr onesweep_shape onesweep_shape_for(int key_bytes, int value_bytes) {
-  const int widest = key_bytes > value_bytes ? key_bytes : value_bytes;
-  if (widest <= 4) return {256, 16, 8, 3};
-  const int fit = 32768 / (256 * widest);
-  return {256, fit < 1 ? 1 : (fit > 12 ? 12 : fit), 8, 3};
+  if (key_bytes <= 4 && value_bytes == 0) return {384, 20, 8, 3};
+  if (key_bytes <= 4 && value_bytes <= 4) return {384, 20, 8, 2};
+  if (key_bytes <= 8 && value_bytes == 0) return {384, 20, 8, 2};
+  const int fit = 65536 / (384 * (key_bytes + value_bytes));
+  return {384, fit < 1 ? 1 : (fit > 16 ? 16 : fit), 8, fit < 4 ? 1 : 2};
 }
 
-constexpr radix_histogram_shape radix_histogram_shape_for(int /*key_bytes*/) { return {256, 8, 4}; }
+constexpr radix_histogram_shape radix_histogram_shape_for(int /*key_bytes*/) { return {256, 16, 4}; }
 
 }  // namespace streamscan::tuning

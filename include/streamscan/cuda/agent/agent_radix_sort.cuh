@@ -13,12 +13,14 @@
 
 #include <cuda/atomic>
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "../../operators.hpp"
 #include "../../sort.hpp"
 #include "../block/block_radix_rank.cuh"
-#include "../block/block_scan.cuh"
 #include "tile_id.cuh"
 
 namespace streamscan::cuda::detail {
@@ -52,29 +54,41 @@ struct digit_status {
     ref(*word).store(flag | count, ::cuda::memory_order_relaxed);
   }
   // The sum of the counts of tiles [0, tile) for this word's digit; `column`
-  // points at tile 0's word, consecutive tiles `stride` words apart.
+  // points at tile 0's word, consecutive tiles `stride` words apart. The
+  // words of `window` predecessors are loaded together (one memory latency
+  // for all of them), then added nearest first until an inclusive prefix.
   __device__ static unsigned exclusive_prefix(unsigned* column, std::int64_t tile, int stride) {
+    constexpr int window = 4;
     unsigned sum = 0;
-    for (std::int64_t p = tile - 1; p >= 0;) {
-      const unsigned w = ref(column[p * stride]).load(::cuda::memory_order_relaxed);
-      if ((w & ~count_mask) == 0) continue;  // not published yet
-      sum += w & count_mask;
-      if ((w & ~count_mask) == prefix) break;
-      --p;
+    for (std::int64_t p = tile - 1; p >= 0; p -= window) {
+      unsigned w[window];
+#pragma unroll
+      for (int i = 0; i < window; ++i)
+        w[i] = p - i >= 0 ? ref(column[(p - i) * stride]).load(::cuda::memory_order_relaxed) : prefix;
+#pragma unroll
+      for (int i = 0; i < window; ++i) {
+        while ((w[i] & ~count_mask) == 0) w[i] = ref(column[(p - i) * stride]).load(::cuda::memory_order_relaxed);
+        sum += w[i] & count_mask;
+        if ((w[i] & ~count_mask) == prefix) return sum;
+      }
     }
     return sum;
   }
 };
 
-// Counts the digits of every pass of keys [begin, end) into `hist` (pass p,
-// digit d at p * bins + d). Each thread counts runs of ITEMS consecutive
-// keys and adds a run of equal digits at once, so sorted or few-valued inputs
-// do not pile atomics onto one counter.
+// Counts the digits of every pass of keys [0, n) into `hist` (pass p, digit
+// d at p * bins + d). Each thread counts runs of ITEMS consecutive keys and
+// adds a run of equal digits at once, so sorted or few-valued inputs do not
+// pile atomics onto one counter. The runs are read with 16-byte loads from
+// the first 16-byte boundary on; the keys before it and the last partial
+// step are read one by one.
 template <class K, int THREADS, int ITEMS, int RADIX_BITS>
 struct agent_radix_histogram {
   using U = typename radix_key_traits<K>::bits_type;
   static constexpr int bins = 1 << RADIX_BITS;
   static constexpr int max_passes = radix_passes::max_passes;
+  static constexpr int per_vector = 16 / int(sizeof(K));  // keys of one 16-byte load
+  static_assert(16 % sizeof(K) == 0 && ITEMS % per_vector == 0, "whole 16-byte loads");
 
   struct temp_storage {
     unsigned counts[max_passes][bins];
@@ -84,36 +98,32 @@ struct agent_radix_histogram {
                              unsigned* hist) {
     for (int i = static_cast<int>(threadIdx.x); i < passes.count * bins; i += THREADS) (&s.counts[0][0])[i] = 0;
     __syncthreads();
+    const auto misalignment = reinterpret_cast<std::uintptr_t>(keys) % 16;
+    std::int64_t head = misalignment % sizeof(K) != 0 ? n : std::int64_t((16 - misalignment) % 16 / sizeof(K));
+    if (head > n) head = n;
     constexpr std::int64_t step_items = std::int64_t{THREADS} * ITEMS;
-    for (std::int64_t base = std::int64_t{blockIdx.x} * step_items; base < n;
-         base += std::int64_t{gridDim.x} * step_items) {
-      const std::int64_t first = base + std::int64_t{threadIdx.x} * ITEMS;
+    const std::int64_t steps = (n - head) / step_items;
+    for (std::int64_t step = blockIdx.x; step < steps; step += gridDim.x) {
+      const K* run_keys = keys + head + step * step_items + std::int64_t{threadIdx.x} * ITEMS;
       U bits[ITEMS];
-      int valid = 0;
 #pragma unroll
-      for (int j = 0; j < ITEMS; ++j) {
-        if (first + j < n) {
-          bits[j] = static_cast<U>(radix_key_traits<K>::to_bits(keys[first + j]) ^ invert);
-          valid = j + 1;
-        }
+      for (int v = 0; v < ITEMS / per_vector; ++v) {
+        const uint4 word = reinterpret_cast<const uint4*>(run_keys)[v];
+        K k[per_vector];
+        memcpy(k, &word, sizeof(word));
+#pragma unroll
+        for (int e = 0; e < per_vector; ++e)
+          bits[v * per_vector + e] = static_cast<U>(radix_key_traits<K>::to_bits(k[e]) ^ invert);
       }
-#pragma unroll
-      for (int p = 0; p < max_passes; ++p) {
-        if (p >= passes.count) break;
-        unsigned run_digit = 0, run = 0;
-#pragma unroll
-        for (int j = 0; j < ITEMS; ++j) {
-          if (j >= valid) break;
-          const unsigned d = static_cast<unsigned>(bits[j] >> passes.shift[p]) & passes.mask[p];
-          if (run != 0 && d != run_digit) {
-            atomicAdd(&s.counts[p][run_digit], run);
-            run = 0;
-          }
-          run_digit = d;
-          ++run;
-        }
-        if (run != 0) atomicAdd(&s.counts[p][run_digit], run);
-      }
+      count_run<ITEMS>(s, bits, ITEMS, passes);
+    }
+    // The keys before the boundary and after the last whole step.
+    const std::int64_t rest_begin = head + steps * step_items;
+    const std::int64_t threads = std::int64_t{gridDim.x} * THREADS;
+    for (std::int64_t i = blockIdx.x * std::int64_t{THREADS} + threadIdx.x; i < head + (n - rest_begin);
+         i += threads) {
+      U one[1] = {static_cast<U>(radix_key_traits<K>::to_bits(keys[i < head ? i : rest_begin + (i - head)]) ^ invert)};
+      count_run<1>(s, one, 1, passes);
     }
     __syncthreads();
     for (int i = static_cast<int>(threadIdx.x); i < passes.count * bins; i += THREADS) {
@@ -121,35 +131,59 @@ struct agent_radix_histogram {
       if (c != 0) atomicAdd(hist + i, c);
     }
   }
+
+ private:
+  template <int N>
+  __device__ static void count_run(temp_storage& s, const U (&bits)[N], int valid, const radix_passes& passes) {
+#pragma unroll
+    for (int p = 0; p < max_passes; ++p) {
+      if (p >= passes.count) break;
+      unsigned run_digit = 0, run = 0;
+#pragma unroll
+      for (int j = 0; j < N; ++j) {
+        if (j >= valid) break;
+        const unsigned d = static_cast<unsigned>(bits[j] >> passes.shift[p]) & passes.mask[p];
+        if (run != 0 && d != run_digit) {
+          atomicAdd(&s.counts[p][run_digit], run);
+          run = 0;
+        }
+        run_digit = d;
+        ++run;
+      }
+      if (run != 0) atomicAdd(&s.counts[p][run_digit], run);
+    }
+  }
 };
 
-// Sorts one tile by one digit into its place in the output: load (warp-
-// striped), rank (block_radix_rank), publish the tile's digit counts, stage
-// the keys in shared memory in digit order, look back for the tile's digit
-// offsets, then write the staged keys (runs of one digit are contiguous in
-// shared memory and in the output). Values, for pairs, follow the same ranks.
+// Sorts one tile by one digit into its place in the output ([Onesweep]):
+//   1. load the tile (warp-striped); a partial tile is padded with all-ones
+//      keys, which rank after every real key, into the slots past the end;
+//   2. count the digits (block_radix_rank::count) and publish the tile's
+//      counts at once, so that later tiles' look-backs rarely wait;
+//   3. scan the counts, rank every key and stage it (its value too) in
+//      shared memory in digit order;
+//   4. look back for the tile's digit offsets (thread d, digit d);
+//   5. write the staged keys (values) out: runs of one digit are contiguous
+//      in shared memory and in the output.
+// The whole tile lives in dynamic shared memory (storage_bytes).
 template <class K, class V, bool PAIRS, int THREADS, int ITEMS, int RADIX_BITS>
 class agent_onesweep {
  public:
   using U = typename radix_key_traits<K>::bits_type;
   static constexpr int bins = 1 << RADIX_BITS;
+  static constexpr int warps = THREADS / 32;
   static constexpr int tile_items = THREADS * ITEMS;
-  using rank_t = block_radix_rank<THREADS, ITEMS, RADIX_BITS>;
-  using scan_t = block_scan<unsigned, THREADS, block_scan_algorithm::kogge_stone>;
+  using rank_t = block_radix_rank<THREADS, RADIX_BITS>;
   using staged_value = std::conditional_t<PAIRS, V, char>;
 
   struct temp_storage {
-    union {
-      typename rank_t::temp_storage rank;
-      typename scan_t::temp_storage scan;
-      U keys[tile_items];
-      staged_value values[PAIRS ? tile_items : 1];
-    } stage;
-    unsigned local_start[bins];    // staged slot of the tile's first key of digit d
+    typename rank_t::temp_storage rank;
     std::int64_t out_start[bins];  // output position of staged slot 0, for digit d's run
-    unsigned char digit_at[PAIRS ? tile_items : 1];
     std::int64_t tile;
+    U keys[tile_items];
+    staged_value values[PAIRS ? tile_items : 1];
   };
+  static constexpr std::size_t storage_bytes = sizeof(temp_storage);
 
   struct params {
     const K* keys_in;  // this portion's keys
@@ -165,66 +199,76 @@ class agent_onesweep {
 
   __device__ static void run(temp_storage& s, const params& p) {
     const tile_slot t = next_tile<tile_items>(p.tile_counter, p.n, s.tile);
+    if (t.valid == tile_items)
+      run_tile<true>(s, p, t);
+    else
+      run_tile<false>(s, p, t);
+  }
+
+ private:
+  template <bool FULL>
+  __device__ static void run_tile(temp_storage& s, const params& p, const tile_slot& t) {
     const int warp = static_cast<int>(threadIdx.x) / 32;
     const int lane = static_cast<int>(threadIdx.x) % 32;
-    const int warp_first = warp * 32 * ITEMS + lane;
+    const int first = warp * 32 * ITEMS + lane;  // this thread's item 0
+    const K* keys_in = p.keys_in + t.base + first;
 
     U bits[ITEMS];
-    unsigned digits[ITEMS];
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
-      const int slot = warp_first + j * 32;
-      if (slot < t.valid) {
-        bits[j] = static_cast<U>(radix_key_traits<K>::to_bits(p.keys_in[t.base + slot]) ^ p.digit.invert);
-        digits[j] = p.digit.of(bits[j]);
-      } else {
-        digits[j] = bins;
-      }
+      if (FULL || first + j * 32 < t.valid)
+        bits[j] = static_cast<U>(radix_key_traits<K>::to_bits(keys_in[j * 32]) ^ p.digit.invert);
+      else
+        bits[j] = static_cast<U>(~U(0));
+    }
+    staged_value values[PAIRS ? ITEMS : 1];
+    if constexpr (PAIRS) {
+      const V* values_in = p.values_in + t.base + first;
+#pragma unroll
+      for (int j = 0; j < ITEMS; ++j)
+        if (FULL || first + j * 32 < t.valid) values[j] = values_in[j * 32];
     }
 
-    unsigned ranks[ITEMS];
-    unsigned count = 0;
-    rank_t(s.stage.rank).rank(digits, ranks, count);
-
+    const radix_digit<U> digit = p.digit;
+    rank_t ranker(s.rank);
+    ranker.count(bits, [&](U b) { return digit.of(b); });
+    __syncthreads();
+    unsigned count;
+    const unsigned local_start = ranker.scan(count);
+    // The padding keys (digit `mask`) are not the tile's.
+    const unsigned real = count - (!FULL && threadIdx.x == digit.mask ? tile_items - t.valid : 0u);
     unsigned* my_status = p.status + t.tile * bins + threadIdx.x;
     if (threadIdx.x < bins)
-      digit_status::publish(my_status, t.tile == 0 ? digit_status::prefix : digit_status::aggregate, count);
+      digit_status::publish(my_status, t.tile == 0 ? digit_status::prefix : digit_status::aggregate, real);
 
-    streamscan::plus add;
-    unsigned local_start = scan_t(s.stage.scan).exclusive_scan(threadIdx.x < bins ? count : 0u, add);
-    if (threadIdx.x == 0) local_start = 0;  // exclusive_scan leaves thread 0's result unspecified
-    if (threadIdx.x < bins) s.local_start[threadIdx.x] = local_start;
-    __syncthreads();  // the scan's storage is the stage
 #pragma unroll
-    for (int j = 0; j < ITEMS; ++j)
-      if (digits[j] < bins) s.stage.keys[s.local_start[digits[j]] + ranks[j]] = bits[j];
+    for (int j = 0; j < ITEMS; ++j) {
+      const unsigned slot = ranker.rank(digit.of(bits[j]));
+      s.keys[slot] = bits[j];
+      if constexpr (PAIRS) s.values[slot] = values[j];
+    }
     if (threadIdx.x < bins) {
       const unsigned before =
           t.tile == 0 ? 0u : digit_status::exclusive_prefix(p.status + threadIdx.x, t.tile, bins);
-      if (t.tile != 0) digit_status::publish(my_status, digit_status::prefix, before + count);
+      if (t.tile != 0) digit_status::publish(my_status, digit_status::prefix, before + real);
       s.out_start[threadIdx.x] = p.digit_start[threadIdx.x] + before - static_cast<std::int64_t>(local_start);
     }
     __syncthreads();
-    for (int i = static_cast<int>(threadIdx.x); i < t.valid; i += THREADS) {
-      const U b = s.stage.keys[i];
-      const unsigned d = p.digit.of(b);
-      if constexpr (PAIRS) s.digit_at[i] = static_cast<unsigned char>(d);
-      p.keys_out[s.out_start[d] + i] = radix_key_traits<K>::from_bits(static_cast<U>(b ^ p.digit.invert));
+
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      const int i = static_cast<int>(threadIdx.x) + j * THREADS;
+      if (FULL || i < t.valid) {
+        const U b = s.keys[i];
+        p.keys_out[s.out_start[digit.of(b)] + i] = radix_key_traits<K>::from_bits(static_cast<U>(b ^ digit.invert));
+      }
     }
     if constexpr (PAIRS) {
-      V values[ITEMS];
 #pragma unroll
       for (int j = 0; j < ITEMS; ++j) {
-        const int slot = warp_first + j * 32;
-        if (slot < t.valid) values[j] = p.values_in[t.base + slot];
+        const int i = static_cast<int>(threadIdx.x) + j * THREADS;
+        if (FULL || i < t.valid) p.values_out[s.out_start[digit.of(s.keys[i])] + i] = s.values[i];
       }
-      __syncthreads();  // the staged keys are read
-#pragma unroll
-      for (int j = 0; j < ITEMS; ++j)
-        if (digits[j] < bins) s.stage.values[s.local_start[digits[j]] + ranks[j]] = values[j];
-      __syncthreads();
-      for (int i = static_cast<int>(threadIdx.x); i < t.valid; i += THREADS)
-        p.values_out[s.out_start[s.digit_at[i]] + i] = s.stage.values[i];
     }
   }
 };

@@ -70,14 +70,23 @@ struct pass_buffers {
   }
 };
 
+// The kernel shapes of a sort of K keys with V values: tuning/sort.hpp's
+// (an experiment may pass its own to onesweep_sort).
 template <class K, class V>
+struct onesweep_shapes {
+  static constexpr tuning::onesweep_shape sort =
+      tuning::onesweep_shape_for(sizeof(K), sort_io<K, V>::pairs ? int(sizeof(V)) : 0);
+  static constexpr tuning::radix_histogram_shape histogram = tuning::radix_histogram_shape_for(sizeof(K));
+};
+
+template <class K, class V, class Shapes = onesweep_shapes<K, V>>
 status onesweep_sort(const char* fn, void* temp, std::size_t& temp_bytes, const sort_io<K, V>& io, std::int64_t n,
                      cudaStream_t stream, int begin_bit, int end_bit, bool descending, const device_facts* facts) {
   using streamscan::detail::temp_bytes_for;
   using U = typename radix_key_traits<K>::bits_type;
   constexpr bool pairs = sort_io<K, V>::pairs;
-  constexpr tuning::onesweep_shape shape = tuning::onesweep_shape_for(sizeof(K), pairs ? int(sizeof(V)) : 0);
-  constexpr tuning::radix_histogram_shape hshape = tuning::radix_histogram_shape_for(sizeof(K));
+  constexpr tuning::onesweep_shape shape = Shapes::sort;
+  constexpr tuning::radix_histogram_shape hshape = Shapes::histogram;
   constexpr int bins = 1 << shape.radix_bits;
   constexpr std::int64_t tile = shape.tile_items();
 
@@ -147,6 +156,13 @@ status onesweep_sort(const char* fn, void* temp, std::size_t& temp_bytes, const 
     return s;
 
   using agent = agent_onesweep<K, V, pairs, shape.threads, shape.items, shape.radix_bits>;
+  auto* kernel = onesweep_kernel<K, V, pairs, shape.threads, shape.items, shape.radix_bits, shape.min_blocks>;
+  if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 static_cast<int>(agent::storage_bytes));
+      e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, "raising the sort's shared memory limit (cudaFuncSetAttribute)", e);
+  }
   for (int p = 0; p < passes; ++p) {
     for (std::int64_t q = 0; q < portions; ++q) {
       const std::int64_t count = std::min(portion_items, n - q * portion_items);
@@ -166,9 +182,8 @@ status onesweep_sort(const char* fn, void* temp, std::size_t& temp_bytes, const 
       params.status = words;
       params.tile_counter = counter;
       params.digit = radix_digit<U>{rp.shift[p], rp.mask[p], invert};
-      if (status s = launch(fn, "onesweep_kernel",
-                            onesweep_kernel<K, V, pairs, shape.threads, shape.items, shape.radix_bits, shape.min_blocks>, tiles,
-                            shape.threads, stream, params);
+      if (status s = launch_with_shared(fn, "onesweep_kernel", kernel, tiles, shape.threads, agent::storage_bytes,
+                                        stream, params);
           !s)
         return s;
     }
