@@ -1,12 +1,13 @@
 // sort_shapes: the onesweep radix sort at several tile shapes (threads x keys
 // per thread, blocks per SM) against CUB's DeviceRadixSort, on uniform
 // random uint32 keys, uint64 keys and uint32/uint32 pairs at 2^20, 2^24 and
-// 2^28, plus AND-of-3 (few distinct) uint32 keys at 2^28. Prints the median ms
+// 2^28, plus AND-of-3 (few distinct) and sorted uint32 keys at 2^28. Prints the median ms
 // of CUB (the faster of 32- and 64-bit num_items) and of each shape with its
 // ratio to CUB; "DIFFERS" marks an output that is not CUB's bit for bit. The
 // fastest shape per row becomes tuning/sort.hpp's.
 //   build/experiments/sort_shapes [repeat [log2 n [row]]]
-// (log2 n 0: 20, 24 and 28; row: uint32, pairs, uint64 or and3, default all).
+// (log2 n 0: 20, 24 and 28; row: uint32, pairs, uint64, and3 or sorted;
+// default all).
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -84,9 +85,10 @@ struct bench {
     std::mt19937_64 rng(7);
     for (auto& k : h) {
       std::uint64_t w = ~std::uint64_t{0};
-      for (int j = 0; j < and_words; ++j) w &= rng();
+      for (int j = 0; j < std::max(and_words, 1); ++j) w &= rng();
       k = static_cast<K>(w);
     }
+    if (and_words == 0) std::sort(h.begin(), h.end());  // already sorted
     cudaMemcpy(in, h.data(), n * sizeof(K), cudaMemcpyHostToDevice);
     if constexpr (pairs) {
       check(cudaMalloc(&vin, n * sizeof(V)), "cudaMalloc");
@@ -201,6 +203,8 @@ int main(int argc, char** argv) {
           "uint64", log_n, 1, repeat);
   }
   if (want("and3") && (only_n == 0 || only_n == 28))
-    row<std::uint32_t, none, shape<384, 20, 3>, shape<384, 16, 3>, shape<384, 20, 2>>("uint32/and3", 28, 3, repeat);
+    row<std::uint32_t, none, shape<384, 20, 3>, shape<384, 24, 2>>("uint32/and3", 28, 3, repeat);
+  if (want("sorted") && (only_n == 0 || only_n == 28))
+    row<std::uint32_t, none, shape<384, 20, 3>, shape<384, 24, 2>>("uint32/sorted", 28, 0, repeat);
   return 0;
 }

@@ -77,11 +77,9 @@ struct digit_status {
 };
 
 // Counts the digits of every pass of keys [0, n) into `hist` (pass p, digit
-// d at p * bins + d). Each thread counts runs of ITEMS consecutive keys and
-// adds a run of equal digits at once, so sorted or few-valued inputs do not
-// pile atomics onto one counter. The runs are read with 16-byte loads from
-// the first 16-byte boundary on; the keys before it and the last partial
-// step are read one by one.
+// d at p * bins + d): one shared atomic per key and pass. Each thread reads
+// ITEMS consecutive keys with 16-byte loads from the first 16-byte boundary
+// on; the keys before it and the last partial step are read one by one.
 template <class K, int THREADS, int ITEMS, int RADIX_BITS>
 struct agent_radix_histogram {
   using U = typename radix_key_traits<K>::bits_type;
@@ -138,19 +136,11 @@ struct agent_radix_histogram {
 #pragma unroll
     for (int p = 0; p < max_passes; ++p) {
       if (p >= passes.count) break;
-      unsigned run_digit = 0, run = 0;
 #pragma unroll
       for (int j = 0; j < N; ++j) {
         if (j >= valid) break;
-        const unsigned d = static_cast<unsigned>(bits[j] >> passes.shift[p]) & passes.mask[p];
-        if (run != 0 && d != run_digit) {
-          atomicAdd(&s.counts[p][run_digit], run);
-          run = 0;
-        }
-        run_digit = d;
-        ++run;
+        atomicAdd(&s.counts[p][static_cast<unsigned>(bits[j] >> passes.shift[p]) & passes.mask[p]], 1u);
       }
-      if (run != 0) atomicAdd(&s.counts[p][run_digit], run);
     }
   }
 };
@@ -178,7 +168,8 @@ class agent_onesweep {
 
   struct temp_storage {
     typename rank_t::temp_storage rank;
-    std::int64_t out_start[bins];  // output position of staged slot 0, for digit d's run
+    K* key_out[bins];            // where staged slot 0 would go, for digit d's run
+    staged_value* value_out[PAIRS ? bins : 1];
     std::int64_t tile;
     U keys[tile_items];
     staged_value values[PAIRS ? tile_items : 1];
@@ -251,7 +242,9 @@ class agent_onesweep {
       const unsigned before =
           t.tile == 0 ? 0u : digit_status::exclusive_prefix(p.status + threadIdx.x, t.tile, bins);
       if (t.tile != 0) digit_status::publish(my_status, digit_status::prefix, before + real);
-      s.out_start[threadIdx.x] = p.digit_start[threadIdx.x] + before - static_cast<std::int64_t>(local_start);
+      const std::int64_t start = p.digit_start[threadIdx.x] + before - static_cast<std::int64_t>(local_start);
+      s.key_out[threadIdx.x] = p.keys_out + start;
+      if constexpr (PAIRS) s.value_out[threadIdx.x] = p.values_out + start;
     }
     __syncthreads();
 
@@ -260,14 +253,14 @@ class agent_onesweep {
       const int i = static_cast<int>(threadIdx.x) + j * THREADS;
       if (FULL || i < t.valid) {
         const U b = s.keys[i];
-        p.keys_out[s.out_start[digit.of(b)] + i] = radix_key_traits<K>::from_bits(static_cast<U>(b ^ digit.invert));
+        s.key_out[digit.of(b)][i] = radix_key_traits<K>::from_bits(static_cast<U>(b ^ digit.invert));
       }
     }
     if constexpr (PAIRS) {
 #pragma unroll
       for (int j = 0; j < ITEMS; ++j) {
         const int i = static_cast<int>(threadIdx.x) + j * THREADS;
-        if (FULL || i < t.valid) p.values_out[s.out_start[digit.of(s.keys[i])] + i] = s.values[i];
+        if (FULL || i < t.valid) s.value_out[digit.of(s.keys[i])][i] = s.values[i];
       }
     }
   }

@@ -83,8 +83,16 @@ class block_radix_rank {
   __device__ unsigned rank(unsigned digit) {
     const unsigned peers = lanes_with_same(digit);
     const int lead = 31 - __clz(peers);
+    // Only the leader bumps the counter: a predicated atomic, no branch.
     unsigned before = 0;
-    if (lane_ == lead) before = atomicAdd(&s_.counters[warp_][digit], __popc(peers));
+    const auto counter = static_cast<unsigned>(__cvta_generic_to_shared(&s_.counters[warp_][digit]));
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "setp.eq.s32 p, %1, %2;\n\t"
+        "@p atom.shared.add.u32 %0, [%3], %4;\n\t}"
+        : "+r"(before)
+        : "r"(lane_), "r"(lead), "r"(counter), "r"(__popc(peers))
+        : "memory");
     before = __shfl_sync(0xffffffffu, before, lead);
     return before + __popc(peers & ((1u << lane_) - 1u));
   }
