@@ -253,14 +253,9 @@ class agent_onesweep {
       const int i = static_cast<int>(threadIdx.x) + j * THREADS;
       if (FULL || i < t.valid) {
         const U b = s.keys[i];
-        s.key_out[digit.of(b)][i] = radix_key_traits<K>::from_bits(static_cast<U>(b ^ digit.invert));
-      }
-    }
-    if constexpr (PAIRS) {
-#pragma unroll
-      for (int j = 0; j < ITEMS; ++j) {
-        const int i = static_cast<int>(threadIdx.x) + j * THREADS;
-        if (FULL || i < t.valid) s.value_out[digit.of(s.keys[i])][i] = s.values[i];
+        const unsigned d = digit.of(b);
+        s.key_out[d][i] = radix_key_traits<K>::from_bits(static_cast<U>(b ^ digit.invert));
+        if constexpr (PAIRS) s.value_out[d][i] = s.values[i];
       }
     }
   }
