@@ -25,7 +25,7 @@ using streamscan_test::vec4i;
 using streamscan_test::vec4i_plus;
 
 template <class F>
-double cpu_median_ms(int repeats, F f) {
+timing cpu_median_ms(int repeats, F f) {
   f();  // warm-up
   std::vector<double> t;
   for (int r = 0; r < repeats; ++r) {
@@ -33,8 +33,7 @@ double cpu_median_ms(int repeats, F f) {
     f();
     t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
   }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return timing::of(std::move(t));
 }
 
 template <class T>
@@ -55,7 +54,7 @@ void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench
   for (std::int64_t i = 0; i < n; ++i) in[i] = bench_value<T>(i, bench_seed);
   const double bytes = 2.0 * static_cast<double>(n) * sizeof(T);
   const std::string where = std::string(type) + " 2^" + std::to_string(log2n) + " ";
-  auto add = [&](const std::string& algorithm, const std::string& policy, double ms, bool ok) {
+  auto add = [&](const std::string& algorithm, const std::string& policy, const timing& ms, bool ok) {
     rep.rows.push_back({type, log2n, n, algorithm, policy, ms, bytes, ok, 0, 0});
   };
   std::inclusive_scan(in.begin(), in.end(), reference.begin(), op);
@@ -76,7 +75,7 @@ void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench
     bar.step(where + name);
     const bool single_pass =
         strategy == streamscan::scan_strategy::chained || strategy == streamscan::scan_strategy::decoupled_lookback;
-    const double ms = cpu_median_ms(o.repeat, [&] {
+    const timing ms = cpu_median_ms(o.repeat, [&] {
       streamscan::cpu::inclusive_scan(in.data(), out.data(), n, op, {strategy});
     });
     std::fill(out.begin(), out.end(), T{});

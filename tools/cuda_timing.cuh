@@ -1,5 +1,5 @@
 // Timing helpers shared by the streamscan command and the benchmark: CUDA
-// events around each call, one warm-up, median of the repeats.
+// events around each call, one warm-up, the repeats' median and spread.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,17 +10,20 @@
 #include <utility>
 #include <vector>
 
+#include "report.hpp"
+
 namespace streamscan_tool {
 
 inline void cuda_check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
-// f(r) runs repetition r (r lets callers rotate buffers); returns the median ms.
+// f(r) runs repetition r (r lets callers rotate buffers); returns the timing of
+// the repeats.
 // setup(r), when given, runs before each f(r) (the warm-up too) and outside
 // its timing: e.g. to restore an input that f sorts in place.
 template <class F, class Setup>
-double median_ms(int repeats, F f, cudaStream_t stream, Setup setup) {
+timing median_ms(int repeats, F f, cudaStream_t stream, Setup setup) {
   cudaEvent_t start, stop;
   cuda_check(cudaEventCreate(&start), "cudaEventCreate");
   cuda_check(cudaEventCreate(&stop), "cudaEventCreate");
@@ -39,12 +42,11 @@ double median_ms(int repeats, F f, cudaStream_t stream, Setup setup) {
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return timing::of(std::move(times));
 }
 
 template <class F>
-double median_ms(int repeats, F f, cudaStream_t stream = nullptr) {
+timing median_ms(int repeats, F f, cudaStream_t stream = nullptr) {
   return median_ms(repeats, f, stream, [](int) {});
 }
 
@@ -52,9 +54,9 @@ double median_ms(int repeats, F f, cudaStream_t stream = nullptr) {
 // both, so that drift (clocks, temperature, other work) falls on both alike.
 // Which goes first alternates, and each call gets its own rotation index
 // (2r, 2r + 1): the second of a pair must not find the first's input in L2.
-// Returns their median ms.
+// Returns their timings.
 template <class FA, class FB>
-std::pair<double, double> interleaved_median_ms(int repeats, FA fa, FB fb, cudaStream_t stream = nullptr) {
+std::pair<timing, timing> interleaved_median_ms(int repeats, FA fa, FB fb, cudaStream_t stream = nullptr) {
   cudaEvent_t start, stop;
   cuda_check(cudaEventCreate(&start), "cudaEventCreate");
   cuda_check(cudaEventCreate(&stop), "cudaEventCreate");
@@ -81,9 +83,7 @@ std::pair<double, double> interleaved_median_ms(int repeats, FA fa, FB fb, cudaS
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  std::sort(ta.begin(), ta.end());
-  std::sort(tb.begin(), tb.end());
-  return {ta[ta.size() / 2], tb[tb.size() / 2]};
+  return {timing::of(std::move(ta)), timing::of(std::move(tb))};
 }
 
 }  // namespace streamscan_tool

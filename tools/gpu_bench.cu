@@ -42,7 +42,7 @@ void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench
   rotating_buffers<T> buf(n);
   const double bytes = 2.0 * static_cast<double>(buf.bytes());
   const std::string where = std::string(type) + " 2^" + std::to_string(log2n) + " ";
-  auto add = [&](const std::string& algorithm, const std::string& policy, double ms, bool ok) {
+  auto add = [&](const std::string& algorithm, const std::string& policy, const timing& ms, bool ok) {
     rep.rows.push_back({type, log2n, n, algorithm, policy, ms, bytes, ok, 0, 0});
   };
 
@@ -66,14 +66,14 @@ void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench
   cuda_check(cub_call(cub_temp, buf.in(0), buf.reference()), "cub reference");
   if (wants(o, "cub")) {
     bar.step(where + "cub");
-    const double ms = median_ms(o.repeat, [&](int r) { cuda_check(cub_call(cub_temp, buf.in(r), buf.out(r)), "cub"); });
+    const timing ms = median_ms(o.repeat, [&](int r) { cuda_check(cub_call(cub_temp, buf.in(r), buf.out(r)), "cub"); });
     add(builtin ? "cub::InclusiveSum" : "cub::InclusiveScan", "-", ms, true);
   }
   cudaFree(cub_temp);
 
   if (wants(o, "thrust")) {
     bar.step(where + "thrust");
-    const double ms = median_ms(o.repeat, [&](int r) {
+    const timing ms = median_ms(o.repeat, [&](int r) {
       thrust::inclusive_scan(thrust::device, buf.in(r), buf.in(r) + n, buf.out(r), op);
     });
     buf.poison();
@@ -104,7 +104,7 @@ void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench
     const std::string& default_policy = default_plan.policy;
     const bool compare = o.compare_defaults && plan.source == "tuning file" && plan.policy != default_policy;
     const streamscan::scan_options defaults{strategy, "default"};
-    double ms = 0, default_ms = 0;
+    timing ms, default_ms;
     if (compare) std::tie(ms, default_ms) = interleaved_median_ms(o.repeat, run_with(opt), run_with(defaults));
     else ms = median_ms(o.repeat, run_with(opt));
     buf.poison();

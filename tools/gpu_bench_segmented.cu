@@ -36,7 +36,7 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
   make_segments_kernel<<<1024, 256>>>(n, length, keys.p, flags.p, bits.p, nullptr, 0);
   cuda_check(cudaDeviceSynchronize(), "make segments");
   const double values = 8.0 * n;
-  auto add = [&](const std::string& algorithm, double bytes, double ms, bool ok) {
+  auto add = [&](const std::string& algorithm, double bytes, const timing& ms, bool ok) {
     rep.rows.push_back({type, log2n, n, algorithm, "-", ms, bytes, ok, 0, 0});
   };
   const std::string where = type + " 2^" + std::to_string(log2n) + " ";
@@ -56,7 +56,7 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
   device_array<unsigned char> cub_temp(cub_bytes > cub_back_bytes ? cub_bytes : cub_back_bytes);
   cuda_check(cub::DeviceScan::InclusiveSumByKey(cub_temp.p, cub_back_bytes, rk, rin, rref, n), "cub backward");
   bar.step(where + "cub");
-  const double cub_ms = median_ms(o.repeat, [&](int) {
+  const timing cub_ms = median_ms(o.repeat, [&](int) {
     cuda_check(cub::DeviceScan::InclusiveSumByKey(cub_temp.p, cub_bytes, keys.p, in.p, ref.p, n), "cub");
   });
   add("cub::InclusiveSumByKey", values + 4.0 * n, cub_ms, true);
@@ -98,7 +98,7 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
           temp.p, temp_bytes, static_cast<const std::int32_t*>(in.p), out.p, n, segments, streamscan::plus{},
           nullptr, opt));
     };
-    const double ms = median_ms(o.repeat, run);
+    const timing ms = median_ms(o.repeat, run);
     cuda_check(cudaMemset(out.p, 0xA7, 4 * n), "poison");
     run(0);
     const bool forward = dir == streamscan::scan_direction::forward;
@@ -128,7 +128,7 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
     streamscan::throw_if_error(streamscan::cuda::inclusive_scan(nullptr, plain_bytes, static_cast<const std::int32_t*>(in.p),
                                                                 out.p, n));
     device_array<unsigned char> plain_temp(plain_bytes);
-    const double ms = median_ms(o.repeat, [&](int) {
+    const timing ms = median_ms(o.repeat, [&](int) {
       streamscan::throw_if_error(streamscan::cuda::inclusive_scan(plain_temp.p, plain_bytes,
                                                                   static_cast<const std::int32_t*>(in.p), out.p, n));
     });

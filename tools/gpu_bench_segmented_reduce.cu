@@ -44,13 +44,13 @@ void bench_reduce_length(const bench_options& o, int log2n, std::int64_t length,
   make_segments_kernel<<<1024, 256>>>(n, length, keys.p, flags.p, bits.p, offsets.p, m);
   cuda_check(cudaDeviceSynchronize(), "make segments");
   const double values = 4.0 * n + 4.0 * m;
-  auto add = [&](const std::string& group, const std::string& algorithm, double bytes, double ms, bool ok) {
+  auto add = [&](const std::string& group, const std::string& algorithm, double bytes, const timing& ms, bool ok) {
     rep.rows.push_back({group, log2n, n, algorithm, "-", ms, bytes, ok, 0, 0});
   };
   const std::string where = "segmented_reduce seg" + std::to_string(length) + " 2^" + std::to_string(log2n) + " ";
 
   bar.step(where + "memcpy");
-  const double memcpy_ms = median_ms(o.repeat, [&](int) {
+  const timing memcpy_ms = median_ms(o.repeat, [&](int) {
     cuda_check(cudaMemcpyAsync(copy.p, in.p, 4 * n, cudaMemcpyDeviceToDevice), "memcpy");
   });
   add(offsets_group, "memcpy", 8.0 * n, memcpy_ms, true);
@@ -63,7 +63,7 @@ void bench_reduce_length(const bench_options& o, int log2n, std::int64_t length,
     std::size_t temp_bytes = 0;
     call(nullptr, temp_bytes);
     device_array<unsigned char> temp(temp_bytes);
-    const double ms = median_ms(o.repeat, [&](int) { call(temp.p, temp_bytes); });
+    const timing ms = median_ms(o.repeat, [&](int) { call(temp.p, temp_bytes); });
     if (expect != nullptr) {
       cuda_check(cudaMemset(out.p, 0xA7, 4 * m), "poison");
       call(temp.p, temp_bytes);

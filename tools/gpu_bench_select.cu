@@ -93,7 +93,7 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
   const std::int64_t k = read_count(count.p);
 
   const double compact_bytes = 4.0 * n + 4.0 * k;
-  auto add = [&](const std::string& type, const std::string& algorithm, double bytes, double ms, bool ok) {
+  auto add = [&](const std::string& type, const std::string& algorithm, double bytes, const timing& ms, bool ok) {
     rep.rows.push_back({type, log2n, n, algorithm, "-", ms, bytes, ok, 0, 0});
   };
   const std::string where = keep_type + " 2^" + std::to_string(log2n) + " ";
@@ -111,7 +111,7 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
   };
 
   bar.step(where + "memcpy");
-  const double memcpy_ms = median_ms(o.repeat, [&](int) {
+  const timing memcpy_ms = median_ms(o.repeat, [&](int) {
     cuda_check(cudaMemcpyAsync(out.p, in.p, 4 * n, cudaMemcpyDeviceToDevice), "memcpy");
   });
   add(keep_type, "memcpy", 8.0 * n, memcpy_ms, true);
@@ -120,7 +120,7 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
   // Each row: time, then check the output of the last run (in that order).
   bar.step(where + "cub select");
   poison();
-  double ms = median_ms(o.repeat, [&](int) {
+  timing ms = median_ms(o.repeat, [&](int) {
     cuda_check(cub::DeviceSelect::If(cub_temp.p, cub_bytes, in.p, out.p, count.p, n, pred), "cub");
   });
   add(keep_type, "cub::DeviceSelect::If", compact_bytes, ms, ordered_ok(read_count(count.p)));
@@ -148,7 +148,7 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
     streamscan::throw_if_error(call(nullptr, bytes));
     device_array<unsigned char> temp(bytes);
     auto run = [&](int) { streamscan::throw_if_error(call(temp.p, bytes)); };
-    const double run_ms = median_ms(o.repeat, run);
+    const timing run_ms = median_ms(o.repeat, run);
     poison();
     run(0);
     const std::int64_t got = read_count(count.p);
@@ -197,7 +197,7 @@ void bench_fraction(const bench_options& o, int log2n, double fraction, bench_re
     streamscan::throw_if_error(call(nullptr, tb));
     device_array<unsigned char> temp(tb);
     auto run = [&](int) { streamscan::throw_if_error(call(temp.p, tb)); };
-    const double run_ms = median_ms(o.repeat, run);
+    const timing run_ms = median_ms(o.repeat, run);
     poison();
     run(0);
     add(part_type, name, bytes, run_ms, check(read_count(count.p)));

@@ -264,7 +264,7 @@ void bench_group(const bench_options& o, const group& g, const l2_flush& flush, 
     if constexpr (pairs)
       cuda_check(cudaMemcpyAsync(values, vin, value_bytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync (input)");
   };
-  // The median ms of run(); before each run, untimed: the outputs poisoned,
+  // The timing of run(); before each run, untimed: the outputs poisoned,
   // then prepare() (restores what the last run overwrote), then the L2 flush.
   auto timed = [&](const std::string& what, auto prepare, auto run) {
     bar.step(where + what);
@@ -275,7 +275,7 @@ void bench_group(const bench_options& o, const group& g, const l2_flush& flush, 
     });
   };
   auto nothing = [] {};
-  auto add = [&](const std::string& algorithm, const std::string& policy, double bytes, double ms, bool ok) {
+  auto add = [&](const std::string& algorithm, const std::string& policy, double bytes, const timing& ms, bool ok) {
     rep.rows.push_back({type, g.log2n, n, algorithm, policy, ms, bytes, ok, 0, 0});
   };
 
@@ -288,7 +288,7 @@ void bench_group(const bench_options& o, const group& g, const l2_flush& flush, 
   const double least_bytes = nd * 2 * kb;
 
   if (has("memcpy")) {
-    const double ms = timed("memcpy", nothing, [&] { copy_input_to(keys_out.p, values_out.p); });
+    const timing ms = timed("memcpy", nothing, [&] { copy_input_to(keys_out.p, values_out.p); });
     add("memcpy", "-", copy_bytes, ms, true);
   }
 
@@ -298,7 +298,7 @@ void bench_group(const bench_options& o, const group& g, const l2_flush& flush, 
     std::size_t bytes = 0;
     cuda_check(cub_sort(nullptr, bytes, num_items, keys_out.p, values_out.p), "cub query");
     device_array<unsigned char> temp(bytes);
-    const double ms = timed(std::string("cub ") + what, nothing, [&] {
+    const timing ms = timed(std::string("cub ") + what, nothing, [&] {
       cuda_check(cub_sort(temp.p, bytes, num_items, keys_out.p, values_out.p), "cub");
     });
     add(cub_name, std::string(what) + " num_items", radix_bytes, ms, matches(keys_out.p, values_out.p));
@@ -308,11 +308,11 @@ void bench_group(const bench_options& o, const group& g, const l2_flush& flush, 
   if (rep.rows.size() == first_cub + 2) {  // mark the faster: the speedups compare with it
     bench_row& a = rep.rows[first_cub];
     bench_row& b = rep.rows[first_cub + 1];
-    (a.ms <= b.ms ? a : b).policy += " (faster)";
+    (a.ms() <= b.ms() ? a : b).policy += " (faster)";
   }
 
   if (has("thrust")) {
-    const double ms = timed("thrust", [&] { copy_input_to(keys_out.p, values_out.p); }, [&] {
+    const timing ms = timed("thrust", [&] { copy_input_to(keys_out.p, values_out.p); }, [&] {
       if constexpr (pairs) thrust::sort_by_key(thrust::device, keys_out.p, keys_out.p + n, values_out.p);
       else thrust::sort(thrust::device, keys_out.p, keys_out.p + n);
     });
@@ -331,7 +331,7 @@ void bench_group(const bench_options& o, const group& g, const l2_flush& flush, 
     streamscan::throw_if_error(call(nullptr, temp_bytes));
     device_array<unsigned char> temp(temp_bytes);
     const std::string name = ours + " " + streamscan::to_string(strategy);
-    const double ms = timed(name, nothing, [&] { streamscan::throw_if_error(call(temp.p, temp_bytes)); });
+    const timing ms = timed(name, nothing, [&] { streamscan::throw_if_error(call(temp.p, temp_bytes)); });
     add(name, "-", bytes, ms, matches(keys_out.p, values_out.p));
   };
   if (has("onesweep")) radix_row(streamscan::sort_strategy::onesweep, radix_bytes);
@@ -349,7 +349,7 @@ void bench_group(const bench_options& o, const group& g, const l2_flush& flush, 
     streamscan::throw_if_error(call(nullptr, temp_bytes));
     device_array<unsigned char> temp(temp_bytes);
     const std::string name = ours + " double_buffer";
-    const double ms = timed(name, [&] {
+    const timing ms = timed(name, [&] {
       dkeys.selector = dvalues.selector = 0;
       copy_input_to(keys_out.p, values_out.p);
       poison(keys_alt.p, values_alt.p);
@@ -366,7 +366,7 @@ void bench_group(const bench_options& o, const group& g, const l2_flush& flush, 
       streamscan::throw_if_error(streamscan::cuda::quicksort(nullptr, temp_bytes, kin, keys_out.p, n, nullptr, opt));
       device_array<unsigned char> temp(temp_bytes);
       const std::string name = std::string("quicksort ") + rule;
-      const double ms = timed(name, nothing, [&] {
+      const timing ms = timed(name, nothing, [&] {
         streamscan::throw_if_error(streamscan::cuda::quicksort(temp.p, temp_bytes, kin, keys_out.p, n, nullptr, opt));
       });
       add(name, "-", least_bytes, ms, matches(keys_out.p, values_out.p));
@@ -382,7 +382,7 @@ void bench_group(const bench_options& o, const group& g, const l2_flush& flush, 
       const auto start = std::chrono::steady_clock::now();
       std::sort(keys.begin(), keys.end());
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      add("std::sort (host, one run)", "-", least_bytes, ms, keys == expect);
+      add("std::sort (host, one run)", "-", least_bytes, timing::once(ms), keys == expect);
     }
   }
   cuda_check(cudaDeviceSynchronize(), "sort bench");
@@ -448,8 +448,8 @@ void add_seed_table(bench_report& rep) {
   auto ms_of = [&](const std::string& algorithm, int log2n) {  // 0: not measured
     double best = 0;
     for (const auto& r : rep.rows)
-      if (r.type == "uint32/seed003" && r.log2n == log2n && r.algorithm == algorithm && (best == 0 || r.ms < best))
-        best = r.ms;
+      if (r.type == "uint32/seed003" && r.log2n == log2n && r.algorithm == algorithm && (best == 0 || r.ms() < best))
+        best = r.ms();
     return best;
   };
   auto cell = [](double ms) {

@@ -162,7 +162,7 @@ void bench_matrix(const bench_options& o, const host_matrix& m, bench_report& re
       if (!(std::fabs(double(out[r]) - expected[r]) <= bound[r])) return false;
     return true;
   };
-  auto add = [&](const std::string& algorithm, double ms, bool ok) {
+  auto add = [&](const std::string& algorithm, const timing& ms, bool ok) {
     rep.rows.push_back({type, log2n, nnz, algorithm, "-", ms, bytes, ok, 0, 0});
   };
   const auto wants = [&](const char* a) {
@@ -172,7 +172,7 @@ void bench_matrix(const bench_options& o, const host_matrix& m, bench_report& re
   if (wants("memcpy")) {
     bar.step(type + " memcpy");
     device_array<unsigned char> a(static_cast<std::size_t>(bytes / 2)), b(static_cast<std::size_t>(bytes / 2));
-    const double ms = median_ms(o.repeat, [&](int) {
+    const timing ms = median_ms(o.repeat, [&](int) {
       cuda_check(cudaMemcpyAsync(b.get(), a.get(), static_cast<std::size_t>(bytes / 2), cudaMemcpyDeviceToDevice),
                  "memcpy");
     });
@@ -203,7 +203,7 @@ void bench_matrix(const bench_options& o, const host_matrix& m, bench_report& re
     check(cusparseSpMV_preprocess(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat, vx, &beta, vy, dt, alg,
                                   buffer.get()),
           "cusparseSpMV_preprocess");
-    const double ms = median_ms(o.repeat, [&](int) {
+    const timing ms = median_ms(o.repeat, [&](int) {
       check(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat, vx, &beta, vy, dt, alg, buffer.get()),
             "cusparseSpMV");
     });
@@ -227,7 +227,7 @@ void bench_matrix(const bench_options& o, const host_matrix& m, bench_report& re
     ss::throw_if_error(ss::cuda::spmv(nullptr, temp_bytes, view, d_x.get(), d_y.get(), V(1), V(0), nullptr, opt));
     device_array<unsigned char> temp(temp_bytes);
     cuda_check(cudaMemset(d_y.get(), 0xff, static_cast<std::size_t>(m.rows) * sizeof(V)), "poison");
-    const double ms = median_ms(o.repeat, [&](int) {
+    const timing ms = median_ms(o.repeat, [&](int) {
       ss::throw_if_error(ss::cuda::spmv(temp.get(), temp_bytes, view, d_x.get(), d_y.get(), V(1), V(0), nullptr, opt));
     });
     d_y.download(y);

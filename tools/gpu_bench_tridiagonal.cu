@@ -125,7 +125,7 @@ void bench_shape(const bench_options& o, const tridiagonal_shape_case& sh, strea
     }
     return true;
   };
-  auto add = [&](const std::string& algorithm, double ms, bool ok) {
+  auto add = [&](const std::string& algorithm, const timing& ms, bool ok) {
     rep.rows.push_back({type, log2n, total, algorithm, "-", ms, bytes, ok, 0, 0});
   };
   const auto wants = [&](const char* a) {
@@ -162,7 +162,7 @@ void bench_shape(const bench_options& o, const tridiagonal_shape_case& sh, strea
                            &buffer_bytes),
             "gtsv2StridedBatch_bufferSizeExt");
       device_array<unsigned char> buffer(buffer_bytes + 1);
-      const double ms = median_ms(
+      const timing ms = median_ms(
           o.repeat,
           [&](int) {
             check(strided_solve(handle, m, d_lower.get(), d_diagonal.get(), d_upper.get(), d_x.get(), count, m,
@@ -187,7 +187,7 @@ void bench_shape(const bench_options& o, const tridiagonal_shape_case& sh, strea
                                &buffer_bytes),
             "gtsvInterleavedBatch_bufferSizeExt");
       device_array<unsigned char> buffer(buffer_bytes + 1);
-      const double ms = median_ms(
+      const timing ms = median_ms(
           o.repeat,
           [&](int) {
             check(interleaved_solve(handle, m, c_lower.get(), c_diagonal.get(), c_upper.get(), d_x.get(), count,
@@ -221,7 +221,7 @@ void bench_shape(const bench_options& o, const tridiagonal_shape_case& sh, strea
     std::size_t temp_bytes = 0;
     ss::throw_if_error(ss::cuda::tridiagonal_solve<T>(nullptr, temp_bytes, view, d_b.get(), d_x.get(), nullptr, opt));
     device_array<unsigned char> temp(temp_bytes);
-    const double ms = median_ms(
+    const timing ms = median_ms(
         o.repeat,
         [&](int) {
           ss::throw_if_error(

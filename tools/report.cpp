@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
+#include <numeric>
 #include <stdexcept>
 
 #include <streamscan/config.hpp>
@@ -17,6 +19,14 @@ bool is_cub(const std::string& a) {
   return a.rfind("cub::", 0) == 0 || a.rfind("cusparse::", 0) == 0 || a == "std::inclusive_scan";
 }
 
+// A JSON number, or null where the value is infinite or NaN (JSON has neither).
+std::string json_number(double v, int decimals) {
+  if (!std::isfinite(v)) return "null";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, v);
+  return text;
+}
+
 std::string json_escape(const std::string& s) {
   std::string o;
   for (const char c : s) {
@@ -27,16 +37,36 @@ std::string json_escape(const std::string& s) {
 }
 }  // namespace
 
+timing timing::of(std::vector<double> ms) {
+  timing t;
+  if (ms.empty()) return t;
+  std::sort(ms.begin(), ms.end());
+  t.samples = static_cast<int>(ms.size());
+  t.median_ms = ms[ms.size() / 2];
+  t.min_ms = ms.front();
+  t.max_ms = ms.back();
+  const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / t.samples;
+  double squares = 0;
+  for (const double x : ms) squares += (x - mean) * (x - mean);
+  t.noise_pct = t.samples > 1 && mean > 0 ? 100.0 * std::sqrt(squares / (t.samples - 1)) / mean : 0.0;
+  return t;
+}
+
+timing timing::once(double ms) { return of({ms}); }
+
 void finish_ratios(bench_report& r) {
   for (auto& row : r.rows) {
-    double cub_ms = 0;
+    const bench_row* peer = nullptr;
     for (const auto& base : r.rows) {
-      if (base.type != row.type || base.log2n != row.log2n || base.ms <= 0) continue;
+      if (base.type != row.type || base.log2n != row.log2n || base.ms() <= 0) continue;
       // memcpy of the same bytes: scale its time when the row moves a different amount.
-      if (is_memcpy(base.algorithm)) row.pct_memcpy = 100.0 * (base.ms * row.bytes / base.bytes) / row.ms;
-      if (is_cub(base.algorithm) && (cub_ms == 0 || base.ms < cub_ms)) cub_ms = base.ms;
+      if (is_memcpy(base.algorithm)) row.pct_memcpy = 100.0 * (base.ms() * row.bytes / base.bytes) / row.ms();
+      if (is_cub(base.algorithm) && (peer == nullptr || base.ms() < peer->ms())) peer = &base;
     }
-    if (cub_ms > 0) row.vs_cub = cub_ms / row.ms;
+    if (peer != nullptr) {
+      row.speedup = peer->ms() / row.ms();
+      row.baseline = peer->algorithm;
+    }
   }
 }
 
@@ -55,26 +85,29 @@ void print_table(std::FILE* to, const bench_report& r) {
     algorithm_w = std::max(algorithm_w, static_cast<int>(row.algorithm.size()));
     policy_w = std::max(policy_w, static_cast<int>(row.policy.size()));
   }
-  std::fprintf(to, "%-*s %-5s %-*s %-*s %10s %9s %8s %8s %7s %s\n", type_w, "type", "n", algorithm_w, "algorithm",
-               policy_w, "policy", "median ms", "Gelem/s", "GB/s", "%memcpy", cpu ? "vs seq" : "vs CUB", "verified");
+  std::fprintf(to, "%-*s %-5s %-*s %-*s %10s %7s %9s %8s %8s %7s %s\n", type_w, "type", "n", algorithm_w,
+               "algorithm", policy_w, "policy", "median ms", "noise", "Gelem/s", "GB/s", "%memcpy",
+               cpu ? "vs seq" : "vs CUB", "verified");
   std::string last;
   for (const auto& row : r.rows) {
     const std::string group = row.type + std::to_string(row.log2n);
     if (!last.empty() && group != last) std::fprintf(to, "\n");
     last = group;
-    char n[16], pct[16] = "-", vs[16] = "-";
+    char n[16], noise[16] = "-", pct[16] = "-", vs[16] = "-";
     std::snprintf(n, sizeof n, "2^%d", row.log2n);
+    if (row.time.samples > 1) std::snprintf(noise, sizeof noise, "%.1f%%", row.time.noise_pct);
     if (row.pct_memcpy > 0) std::snprintf(pct, sizeof pct, "%.1f%%", row.pct_memcpy);
-    if (row.vs_cub > 0) std::snprintf(vs, sizeof vs, "%.2fx", row.vs_cub);
-    const double s = row.ms / 1e3;
-    std::fprintf(to, "%-*s %-5s %-*s %-*s %10.4f %9.2f %8.1f %8s %7s %s\n", type_w, row.type.c_str(), n, algorithm_w,
-                 row.algorithm.c_str(), policy_w, row.policy.c_str(), row.ms, row.n / s / 1e9, row.bytes / s / 1e9,
-                 pct, vs, row.verified ? "ok" : "WRONG");
+    if (row.speedup > 0) std::snprintf(vs, sizeof vs, "%.2fx", row.speedup);
+    const double s = row.ms() / 1e3;
+    std::fprintf(to, "%-*s %-5s %-*s %-*s %10.4f %7s %9.2f %8.1f %8s %7s %s\n", type_w, row.type.c_str(), n,
+                 algorithm_w, row.algorithm.c_str(), policy_w, row.policy.c_str(), row.ms(), noise, row.n / s / 1e9,
+                 row.bytes / s / 1e9, pct, vs, row.verified ? "ok" : "WRONG");
   }
   for (const auto& s : r.skipped) std::fprintf(to, "skipped: %s\n", s.c_str());
   std::fprintf(to,
                "GB/s counts the bytes a call must move (a scan: read n + write n values); %%memcpy compares\n"
                "with a %s copy of the same bytes; median of %d timed runs after a warm-up;\n"
+               "noise: the runs' standard deviation in %% of their mean;\n"
                "%s;\nverified: the output equals the reference (ok) or not (WRONG).\n",
                cpu ? "std::memcpy" : "device-to-device", r.repeat,
                cpu ? "vs seq: speedup over std::inclusive_scan"
@@ -93,12 +126,11 @@ void write_json(const std::string& path, const bench_report& r) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw std::runtime_error("cannot write --json file '" + path + "'");
   std::fprintf(f,
-               "{\n  \"tool\": \"streamscan bench\",\n  \"version\": \"%s\",\n  \"backend\": \"%s\",\n"
-               "  \"device\": \"%s\",\n  \"note\": \"%s\",\n  \"date\": \"%s\",\n  \"command\": \"%s\",\n"
-               "  \"repeats\": %d,\n  \"speedup_baseline\": \"%s\",\n  \"skipped\": [",
-               STREAMSCAN_VERSION_STRING, r.backend.c_str(), json_escape(r.device).c_str(),
-               json_escape(r.note).c_str(), utc_now().c_str(), json_escape(r.command).c_str(), r.repeat,
-               r.backend == "cpu" ? "std::inclusive_scan" : "cub");
+               "{\n  \"tool\": \"streamscan bench\",\n  \"schema\": %d,\n  \"version\": \"%s\",\n"
+               "  \"backend\": \"%s\",\n  \"device\": \"%s\",\n  \"note\": \"%s\",\n  \"date\": \"%s\",\n"
+               "  \"command\": \"%s\",\n  \"repeats\": %d,\n  \"skipped\": [",
+               bench_json_schema, STREAMSCAN_VERSION_STRING, r.backend.c_str(), json_escape(r.device).c_str(),
+               json_escape(r.note).c_str(), utc_now().c_str(), json_escape(r.command).c_str(), r.repeat);
   for (std::size_t i = 0; i < r.skipped.size(); ++i)
     std::fprintf(f, "%s\"%s\"", i ? ", " : "", json_escape(r.skipped[i]).c_str());
   std::fprintf(f, "],\n  \"notes\": [");
@@ -107,14 +139,23 @@ void write_json(const std::string& path, const bench_report& r) {
   std::fprintf(f, "%s],\n  \"results\": [\n", r.notes.empty() ? "" : "\n  ");
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const auto& row = r.rows[i];
-    const double s = row.ms / 1e3;
+    const timing& t = row.time;
+    const double s = row.ms() / 1e3;
+    // speedup_vs_cub: the speedup again where the baseline is CUB's or cuSPARSE's (older readers).
+    const bool gpu_peer = row.baseline.rfind("cub::", 0) == 0 || row.baseline.rfind("cusparse::", 0) == 0;
     std::fprintf(f,
                  "    {\"type\": \"%s\", \"log2n\": %d, \"n\": %lld, \"algorithm\": \"%s\", \"policy\": \"%s\", "
-                 "\"median_ms\": %.6f, \"bytes\": %.0f, \"gelem_per_s\": %.3f, \"gb_per_s\": %.2f, "
-                 "\"pct_of_memcpy\": %.2f, \"speedup_vs_cub\": %.4f, \"verified\": %s}%s\n",
-                 row.type.c_str(), row.log2n, static_cast<long long>(row.n), row.algorithm.c_str(),
-                 json_escape(row.policy).c_str(), row.ms, row.bytes, row.n / s / 1e9, row.bytes / s / 1e9,
-                 row.pct_memcpy, row.vs_cub, row.verified ? "true" : "false", i + 1 < r.rows.size() ? "," : "");
+                 "\"median_ms\": %s, \"min_ms\": %s, \"max_ms\": %s, \"samples\": %d, \"noise_pct\": %s, "
+                 "\"bytes\": %s, \"gelem_per_s\": %s, \"gb_per_s\": %s, \"pct_of_memcpy\": %s, "
+                 "\"speedup\": %s, \"baseline\": \"%s\", \"speedup_vs_cub\": %s, \"verified\": %s}%s\n",
+                 json_escape(row.type).c_str(), row.log2n, static_cast<long long>(row.n),
+                 json_escape(row.algorithm).c_str(), json_escape(row.policy).c_str(), json_number(t.median_ms, 6).c_str(),
+                 json_number(t.min_ms, 6).c_str(), json_number(t.max_ms, 6).c_str(), t.samples,
+                 json_number(t.noise_pct, 2).c_str(), json_number(row.bytes, 0).c_str(),
+                 json_number(row.n / s / 1e9, 3).c_str(), json_number(row.bytes / s / 1e9, 2).c_str(),
+                 json_number(row.pct_memcpy, 2).c_str(), json_number(row.speedup, 4).c_str(),
+                 json_escape(row.baseline).c_str(), json_number(gpu_peer ? row.speedup : 0.0, 4).c_str(),
+                 row.verified ? "true" : "false", i + 1 < r.rows.size() ? "," : "");
   }
   std::fprintf(f, "  ]\n}\n");
   if (std::fclose(f) != 0) throw std::runtime_error("cannot write --json file '" + path + "'");

@@ -11,17 +11,29 @@
 
 namespace streamscan_tool {
 
+// One measurement: the median of `samples` timed runs and how much they spread.
+struct timing {
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  double noise_pct = 0;  // the samples' standard deviation in % of their mean
+  int samples = 0;
+  static timing of(std::vector<double> ms);  // from the samples, in any order
+  static timing once(double ms);             // a single run (no spread)
+  operator double() const { return median_ms; }
+};
+
 struct bench_row {
   std::string type;       // int32, float, uint64, vec4i
   int log2n = 0;
   std::int64_t n = 0;
   std::string algorithm;  // memcpy, cub::InclusiveSum, reduce_then_scan, ...
   std::string policy;     // candidate policy and where it came from, "-" for baselines
-  double ms = 0;          // median
+  timing time;
   double bytes = 0;       // bytes the operation must move
   bool verified = false;
   double pct_memcpy = 0;  // filled by finish_ratios (0: no memcpy row)
-  double vs_cub = 0;      // filled by finish_ratios (0: no CUB row)
+  double speedup = 0;     // filled by finish_ratios: baseline's median / this row's (0: no baseline row)
+  std::string baseline{};  // filled by finish_ratios: the algorithm `speedup` compares with
+  double ms() const { return time.median_ms; }
 };
 
 struct bench_report {
@@ -35,12 +47,18 @@ struct bench_report {
   std::vector<std::string> notes;    // lines printed after the table (what a primitive counts, extra tables)
 };
 
-// memcpy / CUB ratios of every row, from the rows of the same type and size;
-// where a group has several CUB rows, the fastest is the baseline. On the CPU
-// the baseline rows are "std::memcpy" and "std::inclusive_scan".
+// memcpy / peer ratios of every row, from the rows of the same type and size;
+// where a group has several peer rows, the fastest is the baseline. The peer
+// is CUB (cuSPARSE for SpMV) on the GPU; on the CPU the rows are
+// "std::memcpy" and "std::inclusive_scan".
 void finish_ratios(bench_report& r);
 
 bool all_verified(const bench_report& r);
+
+// The JSON's layout version: 2 added per-row min_ms, max_ms, samples,
+// noise_pct, speedup and baseline (speedup_vs_cub stays, for CUB and cuSPARSE
+// baselines only) and writes null for a figure that is not finite.
+constexpr int bench_json_schema = 2;
 
 void print_table(std::FILE* to, const bench_report& r);
 // Throws std::runtime_error when the file cannot be written.
