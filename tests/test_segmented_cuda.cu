@@ -108,3 +108,62 @@ TEST(segmented_cuda_dedicated, UnknownPolicyIsNamed) {
 }
 
 }  // namespace
+
+namespace {
+
+// Checked mode (segmented_options::checked): the GPU tests the offsets' shape
+// on the device and names the first broken entry as the CPU back end does
+// (test_cpu_convenience.cpp); nothing is written. Offsets held in device
+// memory and computed by an iterator.
+TEST(segmented_cuda_checked, broken_offsets_are_named_and_nothing_is_written) {
+  if (!streamscan_test::cuda_backend::available()) GTEST_SKIP() << "no CUDA device";
+  namespace ss = streamscan;
+  const std::vector<std::int32_t> in(8, 1), poisoned(8, 7);
+  streamscan_test::device_buffer<std::int32_t> d_in(8), d_out(8);
+  d_in.upload(in);
+  ss::segmented_options opt;
+  opt.checked = true;
+  const cudaStream_t stream = streamscan_test::test_stream();
+  auto run = [&](std::vector<std::int64_t> o) {
+    streamscan_test::device_buffer<std::int64_t> d_o(o.size());
+    d_o.upload(o);
+    d_out.upload(poisoned);
+    const ss::segment_offsets<const std::int64_t*> segments{d_o.get(), static_cast<std::int64_t>(o.size()) - 1};
+    std::string message;
+    try {
+      ss::cuda::segmented_inclusive_scan(d_in.get(), d_out.get(), 8, segments, ss::plus{}, stream, opt);
+    } catch (const ss::error& e) {
+      message = e.what();
+    }
+    STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
+    std::vector<std::int32_t> out;
+    d_out.download(out);
+    return std::make_pair(message, out);
+  };
+  for (const auto& [offsets, expect] : std::vector<std::pair<std::vector<std::int64_t>, std::string>>{
+           {{0, 5, 3, 8}, "decreases at 2 (5 then 3)"},
+           {{0, 3, 7}, "segments.offsets[2] is 7, not n = 8"},
+           {{1, 3, 8}, "segments.offsets[0] is 1, not 0"},
+           {{0}, "segments.offsets[0] is 0, not n = 8"}}) {
+    const auto [message, out] = run(offsets);
+    EXPECT_NE(message.find(expect), std::string::npos) << "got '" << message << "', want '" << expect << "'";
+    EXPECT_NE(message.find("segmented_inclusive_scan"), std::string::npos) << message;
+    EXPECT_EQ(out, poisoned) << expect;
+  }
+  const auto [message, out] = run({0, 3, 3, 8});  // an empty segment is fine
+  EXPECT_EQ(message, "");
+  EXPECT_EQ(out, (std::vector<std::int32_t>{1, 2, 3, 1, 2, 3, 4, 5}));
+
+  // Offsets computed by an iterator: 0, 1, 2, 3 end short of n = 8.
+  d_out.upload(poisoned);
+  const ss::segment_offsets<ss::counting_iterator<std::int64_t>> counted{ss::counting_iterator<std::int64_t>(0), 3};
+  std::string computed;
+  try {
+    ss::cuda::segmented_inclusive_scan(d_in.get(), d_out.get(), 8, counted, ss::plus{}, stream, opt);
+  } catch (const ss::error& e) {
+    computed = e.what();
+  }
+  EXPECT_NE(computed.find("segments.offsets[3] is 3, not n = 8"), std::string::npos) << computed;
+}
+
+}  // namespace

@@ -35,6 +35,12 @@ inline const char* to_string(scan_direction d) noexcept { return d == scan_direc
 struct segmented_options {
   scan_direction direction = scan_direction::forward;
   scan_options scan = {};  // strategy and policy of the scan underneath (not scan_then_add)
+  // Checked mode for segment_offsets: the GPU back end first checks the
+  // offsets' shape (o[0] = 0, never decreasing, o[m] = n) on the device and
+  // waits for the verdict, so a broken entry is named and nothing is written.
+  // Unchecked, the GPU trusts them (a broken shape gives unspecified output).
+  // The CPU back end always checks.
+  bool checked = false;
 };
 
 struct head_flags {

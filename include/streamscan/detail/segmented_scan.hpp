@@ -198,28 +198,42 @@ status validate_segments(const char* fn, const S& s, std::int64_t n) {
   return status::ok();
 }
 
-// The documented shape of a segmented scan's segment_offsets (o[0] = 0,
-// never decreasing, o[m] = n), for back ends whose offsets the host can read
-// (the CPU's): the first entry that breaks it is named. Other descriptions
-// pass. (The GPU back end does not read device memory to check it.)
+// The error for segment_offsets whose first entry breaking the documented
+// shape (o[0] = 0, never decreasing, o[m] = n) is entry k, which holds `here`
+// after `before` (before: o[k-1], unused for k == 0). Both back ends word it
+// alike.
+inline status segment_offsets_error(const char* fn, std::int64_t k, std::int64_t before, std::int64_t here,
+                                    std::int64_t m, std::int64_t n) {
+  if (k == 0 && here != 0)
+    return invalid_argument(fn, "segments.offsets[0] is " + std::to_string(here) + ", not 0");
+  if (k > 0 && here < before)
+    return invalid_argument(fn, "segments.offsets decreases at " + std::to_string(k) + " (" + std::to_string(before) +
+                                    " then " + std::to_string(here) + ")");
+  return invalid_argument(fn, "segments.offsets[" + std::to_string(m) + "] is " + std::to_string(here) +
+                                  ", not n = " + std::to_string(n));
+}
+
+// Whether entry k of m + 1 offsets breaks the documented shape.
+template <class OffsetIt>
+STREAMSCAN_HOST_DEVICE bool segment_offset_breaks(OffsetIt offsets, std::int64_t k, std::int64_t m, std::int64_t n) {
+  const auto here = static_cast<std::int64_t>(offsets[k]);
+  if (k == 0 && here != 0) return true;
+  if (k > 0 && here < static_cast<std::int64_t>(offsets[k - 1])) return true;
+  return k == m && here != n;
+}
+
+// The documented shape of a segmented scan's segment_offsets, for back ends
+// whose offsets the host can read (the CPU's): the first entry that breaks it
+// is named. Other descriptions pass. (The GPU back end checks on the device,
+// in checked mode: segmented_options::checked.)
 template <class S>
 status check_segment_offsets(const char* fn, const S& s, std::int64_t n) {
   if constexpr (is_segment_offsets<S>::value) {
     const std::int64_t m = s.num_segments;
-    const std::int64_t first = static_cast<std::int64_t>(s.offsets[0]);
-    if (first != 0)
-      return invalid_argument(fn, "segments.offsets[0] is " + std::to_string(first) + ", not 0");
-    std::int64_t before = first;
-    for (std::int64_t k = 1; k <= m; ++k) {
-      const std::int64_t o = static_cast<std::int64_t>(s.offsets[k]);
-      if (o < before)
-        return invalid_argument(fn, "segments.offsets decreases at " + std::to_string(k) + " (" +
-                                        std::to_string(before) + " then " + std::to_string(o) + ")");
-      before = o;
-    }
-    if (before != n)
-      return invalid_argument(fn, "segments.offsets[" + std::to_string(m) + "] is " + std::to_string(before) +
-                                      ", not n = " + std::to_string(n));
+    for (std::int64_t k = 0; k <= m; ++k)
+      if (segment_offset_breaks(s.offsets, k, m, n))
+        return segment_offsets_error(fn, k, k > 0 ? static_cast<std::int64_t>(s.offsets[k - 1]) : 0,
+                                     static_cast<std::int64_t>(s.offsets[k]), m, n);
   } else {
     (void)fn, (void)s, (void)n;
   }

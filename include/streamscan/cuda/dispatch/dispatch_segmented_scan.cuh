@@ -123,6 +123,38 @@ status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t
   return visit_candidate<tuning::segmented_shape_count>(chosen.index, run);
 }
 
+// Checked mode: the offsets' shape tested on the device (record: 3 words of
+// temp storage), then one wait for the verdict.
+template <class OffsetIt>
+status check_offsets_on_device(const char* fn, const segment_offsets<OffsetIt>& segments, std::int64_t n,
+                               unsigned long long* record, cudaStream_t stream) {
+  const std::int64_t m = segments.num_segments;
+  cudaError_t e = cudaMemsetAsync(record, 0xff, sizeof(unsigned long long), stream);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, "resetting the offsets check (cudaMemsetAsync)", e);
+  }
+  if (status s = launch(fn, "check_segment_offsets_kernel", check_segment_offsets_kernel<OffsetIt>,
+                        grid_for(m + 1, 4096), 256, stream, segments.offsets, m, n, record);
+      !s)
+    return s;
+  if (status s = launch(fn, "describe_segment_offset_kernel", describe_segment_offset_kernel<OffsetIt>, 1, 1, stream,
+                        segments.offsets, record);
+      !s)
+    return s;
+  unsigned long long found[3] = {0, 0, 0};
+  e = cudaMemcpyAsync(found, record, sizeof(found), cudaMemcpyDeviceToHost, stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, "reading the offsets check", e);
+  }
+  if (found[0] == ~0ull) return status::ok();
+  return streamscan::detail::segment_offsets_error(fn, static_cast<std::int64_t>(found[0]),
+                                                   static_cast<std::int64_t>(found[1]),
+                                                   static_cast<std::int64_t>(found[2]), m, n);
+}
+
 template <class A, class InIt, class OutIt, class Segments, class Op>
 status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt out,
                                std::int64_t n, const Segments& segments, Op op, maybe<A> init, scan_mode mode,
@@ -187,6 +219,11 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
   if (status s = check_device_accessible(fn, "in", in, facts); !s) return s;
   if (status s = check_device_accessible(fn, "out", out, facts); !s) return s;
   if (status s = check_segments_accessible(fn, segments, facts); !s) return s;
+  if constexpr (sd::is_segment_offsets<Segments>::value) {
+    if (opt.checked)  // the record sits where the head bits go next (at least 256 bytes)
+      if (status s = check_offsets_on_device(fn, segments, n, reinterpret_cast<unsigned long long*>(bits), stream); !s)
+        return s;
+  }
   if (words > 0) {
     if (const cudaError_t e = cudaMemsetAsync(bits, 0, words * 4, stream); e != cudaSuccess) {
       cudaGetLastError();

@@ -22,6 +22,27 @@ __global__ void mark_segment_heads_kernel(OffsetIt offsets, std::int64_t num_seg
   }
 }
 
+// Checked mode: record[0] becomes the smallest k in [0, m] whose offset
+// breaks the documented shape (left at all ones when none does).
+template <class OffsetIt>
+__global__ void check_segment_offsets_kernel(OffsetIt offsets, std::int64_t num_segments, std::int64_t n,
+                                             unsigned long long* record) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k <= num_segments; k += stride)
+    if (streamscan::detail::segment_offset_breaks(offsets, k, num_segments, n))
+      atomicMin(record, static_cast<unsigned long long>(k));
+}
+
+// One thread: the entries around record[0]'s k, for the message (record[1]:
+// offsets[k - 1], record[2]: offsets[k]).
+template <class OffsetIt>
+__global__ void describe_segment_offset_kernel(OffsetIt offsets, unsigned long long* record) {
+  const unsigned long long k = record[0];
+  if (k == ~0ull) return;
+  record[1] = k > 0 ? static_cast<unsigned long long>(static_cast<std::int64_t>(offsets[k - 1])) : 0ull;
+  record[2] = static_cast<unsigned long long>(static_cast<std::int64_t>(offsets[k]));
+}
+
 // Bit b of the result: byte b of the 16 is nonzero.
 __device__ __forceinline__ unsigned nonzero_bytes_16(const uint4& v) {
   const unsigned words[4] = {v.x, v.y, v.z, v.w};
