@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
-#include <numeric>
 #include <stdexcept>
 
 #include <streamscan/config.hpp>
@@ -36,23 +35,6 @@ std::string json_escape(const std::string& s) {
   return o;
 }
 }  // namespace
-
-timing timing::of(std::vector<double> ms) {
-  timing t;
-  if (ms.empty()) return t;
-  std::sort(ms.begin(), ms.end());
-  t.samples = static_cast<int>(ms.size());
-  t.median_ms = ms[ms.size() / 2];
-  t.min_ms = ms.front();
-  t.max_ms = ms.back();
-  const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / t.samples;
-  double squares = 0;
-  for (const double x : ms) squares += (x - mean) * (x - mean);
-  t.noise_pct = t.samples > 1 && mean > 0 ? 100.0 * std::sqrt(squares / (t.samples - 1)) / mean : 0.0;
-  return t;
-}
-
-timing timing::once(double ms) { return of({ms}); }
 
 void finish_ratios(bench_report& r) {
   for (auto& row : r.rows) {

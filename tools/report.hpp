@@ -2,8 +2,11 @@
 // JSON file and the progress line. Shared by the GPU and CPU halves.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -12,12 +15,28 @@
 namespace streamscan_tool {
 
 // One measurement: the median of `samples` timed runs and how much they spread.
+// Header-only: the experiments time through cuda_timing.cuh without the tool.
 struct timing {
   double median_ms = 0, min_ms = 0, max_ms = 0;
   double noise_pct = 0;  // the samples' standard deviation in % of their mean
   int samples = 0;
-  static timing of(std::vector<double> ms);  // from the samples, in any order
-  static timing once(double ms);             // a single run (no spread)
+
+  // From the samples, in any order.
+  static timing of(std::vector<double> ms) {
+    timing t;
+    if (ms.empty()) return t;
+    std::sort(ms.begin(), ms.end());
+    t.samples = static_cast<int>(ms.size());
+    t.median_ms = ms[ms.size() / 2];
+    t.min_ms = ms.front();
+    t.max_ms = ms.back();
+    const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / t.samples;
+    double squares = 0;
+    for (const double x : ms) squares += (x - mean) * (x - mean);
+    t.noise_pct = t.samples > 1 && mean > 0 ? 100.0 * std::sqrt(squares / (t.samples - 1)) / mean : 0.0;
+    return t;
+  }
+  static timing once(double ms) { return of({ms}); }  // a single run (no spread)
   operator double() const { return median_ms; }
 };
 
