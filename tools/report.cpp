@@ -13,10 +13,10 @@ namespace streamscan_tool {
 
 namespace {
 bool is_memcpy(const std::string& a) { return a == "memcpy" || a == "std::memcpy"; }
-// The peer each row is compared with: CUB, cuSPARSE for SpMV, the sequential scan on the CPU.
-bool is_cub(const std::string& a) {
-  return a.rfind("cub::", 0) == 0 || a.rfind("cusparse::", 0) == 0 || a == "std::inclusive_scan";
-}
+// The GPU peers: CUB, cuSPARSE for SpMV.
+bool is_gpu_peer(const std::string& a) { return a.rfind("cub::", 0) == 0 || a.rfind("cusparse::", 0) == 0; }
+// The peer each row is compared with: a GPU peer, or the sequential scan on the CPU.
+bool is_peer(const std::string& a) { return is_gpu_peer(a) || a == "std::inclusive_scan"; }
 
 // A JSON number, or null where the value is infinite or NaN (JSON has neither).
 std::string json_number(double v, int decimals) {
@@ -43,7 +43,7 @@ void finish_ratios(bench_report& r) {
       if (base.type != row.type || base.log2n != row.log2n || base.ms() <= 0) continue;
       // memcpy of the same bytes: scale its time when the row moves a different amount.
       if (is_memcpy(base.algorithm)) row.pct_memcpy = 100.0 * (base.ms() * row.bytes / base.bytes) / row.ms();
-      if (is_cub(base.algorithm) && (peer == nullptr || base.ms() < peer->ms())) peer = &base;
+      if (is_peer(base.algorithm) && (peer == nullptr || base.ms() < peer->ms())) peer = &base;
     }
     if (peer != nullptr) {
       row.speedup = peer->ms() / row.ms();
@@ -124,7 +124,7 @@ void write_json(const std::string& path, const bench_report& r) {
     const timing& t = row.time;
     const double s = row.ms() / 1e3;
     // speedup_vs_cub: the speedup again where the baseline is CUB's or cuSPARSE's (older readers).
-    const bool gpu_peer = row.baseline.rfind("cub::", 0) == 0 || row.baseline.rfind("cusparse::", 0) == 0;
+    const bool gpu_peer = is_gpu_peer(row.baseline);
     std::fprintf(f,
                  "    {\"type\": \"%s\", \"log2n\": %d, \"n\": %lld, \"algorithm\": \"%s\", \"policy\": \"%s\", "
                  "\"median_ms\": %s, \"min_ms\": %s, \"max_ms\": %s, \"samples\": %d, \"noise_pct\": %s, "
