@@ -157,11 +157,13 @@ status onesweep_sort(const char* fn, void* temp, std::size_t& temp_bytes, const 
 
   using agent = agent_onesweep<K, V, pairs, shape.threads, shape.items, shape.radix_bits>;
   auto* kernel = onesweep_kernel<K, V, pairs, shape.threads, shape.items, shape.radix_bits, shape.min_blocks>;
-  if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 static_cast<int>(agent::storage_bytes));
-      e != cudaSuccess) {
-    cudaGetLastError();
-    return cuda_status(fn, "raising the sort's shared memory limit (cudaFuncSetAttribute)", e);
+  if constexpr (agent::storage_bytes > 48 * 1024) {  // past the default limit: raise it (a host call per sort)
+    if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   static_cast<int>(agent::storage_bytes));
+        e != cudaSuccess) {
+      cudaGetLastError();
+      return cuda_status(fn, "raising the sort's shared memory limit (cudaFuncSetAttribute)", e);
+    }
   }
   for (int p = 0; p < passes; ++p) {
     for (std::int64_t q = 0; q < portions; ++q) {
