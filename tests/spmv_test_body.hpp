@@ -31,17 +31,9 @@
 
 #include "common/backend_fixture.hpp"
 #include "common/random.hpp"
+#include "common/spmv_oracle.hpp"
 
 namespace streamscan_test {
-
-template <class V, class O, class I>
-struct host_csr {
-  std::int64_t rows = 0, cols = 0;
-  std::vector<O> offsets;  // rows + 1 (or as a test breaks it)
-  std::vector<I> columns;
-  std::vector<V> values;
-  std::int64_t nnz() const { return static_cast<std::int64_t>(values.size()); }
-};
 
 template <class V, class O, class I>
 struct spmv_types {
@@ -56,58 +48,6 @@ using spmv_type_list = ::testing::Types<spmv_types<float, std::int32_t, std::int
 
 enum class spmv_form { two_phase, convenience };
 enum class spmv_null { none, offsets, columns, values, x, y };
-
-// Row lengths: a mix of empty, single, short and random rows, plus `long_rows`
-// rows of `long_length` non-zeros at random places.
-template <class V, class O, class I>
-host_csr<V, O, I> random_csr(std::mt19937_64& rng, std::int64_t rows, std::int64_t cols, int max_length,
-                             int long_rows = 0, std::int64_t long_length = 0) {
-  host_csr<V, O, I> a;
-  a.rows = rows;
-  a.cols = cols;
-  std::vector<std::int64_t> length(static_cast<std::size_t>(rows));
-  for (auto& l : length) {
-    const auto k = rng() % 8;
-    l = k == 0 ? 0 : k == 1 ? 1 : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(max_length + 1));
-  }
-  for (int i = 0; i < long_rows && rows > 0; ++i) length[rng() % static_cast<std::uint64_t>(rows)] = long_length;
-  if (cols == 0) std::fill(length.begin(), length.end(), 0);
-  a.offsets.push_back(0);
-  for (std::int64_t r = 0; r < rows; ++r) {
-    for (std::int64_t k = 0; k < length[r]; ++k) {
-      a.columns.push_back(static_cast<I>(rng() % static_cast<std::uint64_t>(cols)));
-      a.values.push_back(random_value<V>(rng));
-    }
-    a.offsets.push_back(static_cast<O>(a.values.size()));
-  }
-  return a;
-}
-
-// Checks y against the oracle for y0 (the initial y).
-template <class V, class O, class I>
-void expect_spmv_result(const host_csr<V, O, I>& a, const std::vector<V>& x, const std::vector<V>& y0,
-                        const std::vector<V>& y, V alpha, V beta, const std::string& what) {
-  ASSERT_EQ(y.size(), static_cast<std::size_t>(a.rows)) << what;
-  const double eps = std::numeric_limits<V>::epsilon();
-  for (std::int64_t r = 0; r < a.rows; ++r) {
-    double sum = 0, magnitude = 0;
-    const std::int64_t b = a.offsets[r], e = a.offsets[r + 1];
-    for (std::int64_t k = b; k < e; ++k) {
-      const double p = double(a.values[k]) * double(x[a.columns[k]]);
-      sum += p;
-      magnitude += std::fabs(p);
-    }
-    const double expected = beta == V(0) ? double(alpha) * sum : double(alpha) * sum + double(beta) * double(y0[r]);
-    const double bound = 4 * eps * (double(e - b) + 2) * (std::fabs(double(alpha)) * magnitude +
-                                                          (beta == V(0) ? 0 : std::fabs(double(beta) * y0[r]))) +
-                         std::numeric_limits<V>::min();
-    if (!(std::fabs(double(y[r]) - expected) <= bound)) {
-      ADD_FAILURE() << what << ": row " << r << " (" << e - b << " non-zeros): got " << y[r] << ", expected "
-                    << expected << " (bound " << bound << "); seed " << global_seed();
-      return;
-    }
-  }
-}
 
 inline std::vector<streamscan::spmv_strategy> spmv_strategies() {
   return {streamscan::spmv_strategy::automatic, streamscan::spmv_strategy::merge_path,
@@ -156,7 +96,8 @@ void check_spmv_shapes() {
                                    (opt.checked ? " checked" : "");
           const streamscan::status s = Backend::run_spmv(a, x, y, ab[0], ab[1], opt, form, spmv_null::none);
           ASSERT_TRUE(s.is_ok()) << what << ": " << s.message();
-          expect_spmv_result(a, x, y0, y, ab[0], ab[1], what);
+          const std::string why = spmv_mismatch(a, x, y0, y, ab[0], ab[1]);
+          EXPECT_TRUE(why.empty()) << what << ": " << why << "; seed " << global_seed();
         }
       }
     }

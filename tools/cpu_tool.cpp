@@ -95,6 +95,38 @@ struct cpu_verify_backend {
   std::int64_t tile_items(streamscan::scan_strategy, const std::string&) const {
     return streamscan::cpu::default_scan_policy.chunk_items;
   }
+
+  static constexpr std::int64_t large_size = 1000000;
+  // The other primitives (verify_primitives.hpp): host memory is the "device".
+  template <class T>
+  struct buffer {
+    mutable std::vector<T> v;
+    explicit buffer(const std::vector<T>& from) : v(from) {}
+    T* get() const { return v.data(); }
+    void download(std::vector<T>& to) const { to = v; }
+  };
+  STREAMSCAN_VERIFY_FORWARDERS(streamscan::cpu, )
+  static std::vector<streamscan::scan_strategy> segmented_strategies() {
+    return {streamscan::scan_strategy::automatic, streamscan::scan_strategy::reduce_then_scan,
+            streamscan::scan_strategy::chained, streamscan::scan_strategy::decoupled_lookback};
+  }
+  static std::vector<streamscan::select_strategy> compaction_strategies() { return {streamscan::select_strategy::stable}; }
+  static std::vector<streamscan::sort_strategy> sort_strategies() {
+    return {streamscan::sort_strategy::automatic, streamscan::sort_strategy::split};
+  }
+  static std::vector<streamscan::spmv_strategy> spmv_strategies() { return {streamscan::spmv_strategy::automatic}; }
+  static std::vector<streamscan::tridiagonal_strategy> tridiagonal_strategies(std::int64_t n) {
+    return streamscan_test::tridiagonal_strategies(n, false);
+  }
+  template <class A>
+  static std::int64_t segmented_tile() {
+    return streamscan::cpu::default_scan_policy.chunk_items;
+  }
+  static std::int64_t select_tile() { return streamscan::cpu::default_scan_policy.chunk_items; }
+  template <class K, int ValueBytes>
+  static std::int64_t sort_tile() {
+    return 4096;
+  }
   template <class A, class Op>
   std::string run(streamscan_test::scan_kind kind, const std::vector<A>& in, std::vector<A>& out, Op op, A init,
                   streamscan::scan_strategy s, const std::string&) const {

@@ -5,6 +5,9 @@
 #include <vector>
 
 #include <streamscan/cuda.cuh>
+#include <streamscan/tuning/sort.hpp>
+
+#include "../tests/common/cuda_helpers.cuh"
 
 #include "cuda_timing.cuh"
 #include "tool.hpp"
@@ -57,6 +60,40 @@ struct cuda_verify_backend {
     const st::algorithm a = st::algorithm_of(s);
     const int i = st::candidate_index(a, sizeof(A), policy);
     return st::candidate_tile_items(a, sizeof(A), i < 0 ? st::default_for(a, sizeof(A), 0, 0) : i);
+  }
+
+  static constexpr std::int64_t large_size = 3000000;
+  // The other primitives (verify_primitives.hpp).
+  template <class T>
+  struct buffer : streamscan_test::device_buffer<T> {
+    explicit buffer(const std::vector<T>& from) : streamscan_test::device_buffer<T>(from.size()) { this->upload(from); }
+  };
+  STREAMSCAN_VERIFY_FORWARDERS(streamscan::cuda, cudaStream_t{}, )
+  static std::vector<streamscan::scan_strategy> segmented_strategies() {
+    return {streamscan::scan_strategy::automatic, streamscan::scan_strategy::reduce_then_scan,
+            streamscan::scan_strategy::chained, streamscan::scan_strategy::decoupled_lookback};
+  }
+  static std::vector<streamscan::select_strategy> compaction_strategies() {
+    return {streamscan::select_strategy::stable, streamscan::select_strategy::multi_level,
+            streamscan::select_strategy::hybrid, streamscan::select_strategy::warp_atomic};
+  }
+  static std::vector<streamscan::sort_strategy> sort_strategies() {
+    return {streamscan::sort_strategy::onesweep, streamscan::sort_strategy::split};
+  }
+  static std::vector<streamscan::spmv_strategy> spmv_strategies() {
+    return {streamscan::spmv_strategy::merge_path, streamscan::spmv_strategy::segmented_scan};
+  }
+  static std::vector<streamscan::tridiagonal_strategy> tridiagonal_strategies(std::int64_t n) {
+    return streamscan_test::tridiagonal_strategies(n, true);
+  }
+  template <class A>
+  static std::int64_t segmented_tile() {
+    return st::segmented_tile_items(st::default_segmented_shape, sizeof(A));
+  }
+  static std::int64_t select_tile() { return st::select_policy<4>::tile_items; }
+  template <class K, int ValueBytes>
+  static std::int64_t sort_tile() {
+    return st::onesweep_shape_for(static_cast<int>(sizeof(K)), ValueBytes).tile_items();
   }
 
   template <class A, class Op>

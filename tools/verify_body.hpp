@@ -1,5 +1,6 @@
-// `streamscan verify`: every scan primitive, strategy and policy of one back
-// end against the naive host oracle of the tests (tests/common/oracle.hpp).
+// `streamscan verify`: every scan strategy and policy of one back end against
+// the naive host oracle of the tests (tests/common/oracle.hpp), then every
+// other primitive (verify_primitives.hpp).
 //
 // A Backend offers:
 //   static const char* name;
@@ -27,6 +28,7 @@
 #include "../tests/common/random.hpp"
 #include "../tests/common/types.hpp"
 #include "report.hpp"
+#include "verify_primitives.hpp"
 
 namespace streamscan_tool {
 
@@ -133,6 +135,9 @@ int run_verify(Backend& b, std::uint64_t seed, progress_mode progress_opt) {
       std::fflush(stdout);
     }
   }
+  std::printf("  the other primitives: int32 sums and the 2x2 matrix product; sorts of uint32, float and uint64\n"
+              "  keys and uint32 pairs; SpMV in float and double; tridiagonal systems in float and double.\n");
+  failed += verify_primitives(b, rng);
   std::printf("verify: %s\n", failed == 0 ? "all passed" : (std::to_string(failed) + " failed").c_str());
   return failed == 0 ? 0 : 1;
 }

@@ -342,4 +342,12 @@ std::int64_t split(InIt in, FlagIt flags, OutIt out, std::int64_t n, select_opti
       [&](void* t, std::size_t& b, std::int64_t* c) { return split(t, b, in, flags, out, n, c, opt); });
 }
 
+template <class InIt, class FlagIt, class OutIt, class HeadOut,
+          class = std::enable_if_t<streamscan::detail::is_iterator_v<InIt>>>
+void split_and_segment(InIt in, FlagIt flags, head_flags heads, OutIt out, HeadOut heads_out, std::int64_t n,
+                       select_options opt = {}) {
+  detail::with_heap_scratch(
+      [&](void* t, std::size_t& b) { return split_and_segment(t, b, in, flags, heads, out, heads_out, n, opt); });
+}
+
 }  // namespace streamscan::cpu

@@ -304,4 +304,14 @@ std::int64_t split(InIt in, FlagIt flags, OutIt out, std::int64_t n, cudaStream_
   });
 }
 
+// Stream-ordered like the scans' convenience forms: nothing comes back to the host.
+template <class InIt, class FlagIt, class OutIt, class HeadOut,
+          class = std::enable_if_t<streamscan::detail::is_iterator_v<InIt>>>
+void split_and_segment(InIt in, FlagIt flags, head_flags heads, OutIt out, HeadOut heads_out, std::int64_t n,
+                       cudaStream_t stream = nullptr, select_options opt = {}) {
+  detail::with_scratch("streamscan::cuda::split_and_segment", stream, [&](void* t, std::size_t& b) {
+    return split_and_segment(t, b, in, flags, heads, out, heads_out, n, stream, opt);
+  });
+}
+
 }  // namespace streamscan::cuda
