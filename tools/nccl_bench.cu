@@ -26,13 +26,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <fstream>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "report.hpp"
+
+using streamscan_tool::json_number;
+using streamscan_tool::timing;
+using streamscan_tool::utc_now;
 
 namespace {
 
@@ -94,8 +99,8 @@ class barrier {
 };
 
 // Runs body(rank) on `ranks` threads `repeat` times after one warm-up; returns
-// the median wall time (ms) from the common start to the last rank's end.
-double time_ranks(int ranks, int repeat, const std::function<void(int)>& body) {
+// the wall times (ms) from the common start to the last rank's end.
+timing time_ranks(int ranks, int repeat, const std::function<void(int)>& body) {
   std::vector<double> times;
   barrier start(ranks + 1), end(ranks + 1);
   std::vector<std::thread> threads;
@@ -122,16 +127,15 @@ double time_ranks(int ranks, int repeat, const std::function<void(int)>& body) {
   for (std::thread& t : threads) t.join();
   for (int r = 0; r < ranks; ++r)
     if (!errors[r].empty()) throw std::runtime_error("rank " + std::to_string(r) + ": " + errors[r]);
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return timing::of(times);
 }
 
 struct row {
   std::string what;
   int ranks;
   std::int64_t elements_per_rank;
-  double ms;
-  double baseline_ms;
+  timing t;
+  timing base;
   std::string baseline;
 };
 
@@ -161,6 +165,10 @@ int main(int argc, char** argv) {
   }
   if (shard_log2 < 10 || shard_log2 > 31 || total_log2 < 10 || total_log2 > 31 || repeat < 1) {
     std::fprintf(stderr, "streamscan-nccl-bench: --shard and --total take 10..31, --repeat at least 1\n");
+    return 2;
+  }
+  if (!json.empty() && !std::ofstream(json)) {  // before any work, not after it
+    std::fprintf(stderr, "streamscan-nccl-bench: --json: cannot write '%s'\n", json.c_str());
     return 2;
   }
   try {
@@ -211,8 +219,8 @@ int main(int argc, char** argv) {
         check(cudaStreamSynchronize(d.stream), "scan");
       });
     };
-    const double one_shard = single_scan(shard);
-    const double one_total = total == shard ? one_shard : single_scan(total);
+    const timing one_shard = single_scan(shard);
+    const timing one_total = total == shard ? one_shard : single_scan(total);
 
     std::vector<row> rows;
     for (int p = 1; p <= gpus; ++p) {
@@ -235,7 +243,7 @@ int main(int argc, char** argv) {
       const std::int64_t part = (total + p - 1) / p;
       rows.push_back({"strong scan", p, part, ranked_scan(part), one_total, "one GPU, all elements"});
 
-      const double local = time_ranks(p, repeat, [&](int r) {
+      const timing local = time_ranks(p, repeat, [&](int r) {
         rank_data& d = data[r];
         check(cudaSetDevice(d.device), "cudaSetDevice");
         std::size_t b = 0;
@@ -249,7 +257,7 @@ int main(int argc, char** argv) {
         check(cudaMemcpyAsync(&host_count, d.temp, sizeof(host_count), cudaMemcpyDeviceToHost, d.stream), "count");
         check(cudaStreamSynchronize(d.stream), "local select");
       });
-      const double ranked = time_ranks(p, repeat, [&](int r) {
+      const timing ranked = time_ranks(p, repeat, [&](int r) {
         rank_data& d = data[r];
         check(cudaSetDevice(d.device), "cudaSetDevice");
         std::size_t b = 0;
@@ -264,27 +272,33 @@ int main(int argc, char** argv) {
       for (ncclComm_t c : comms) ncclCommDestroy(c);
     }
 
-    std::printf("\n| what | GPUs | elements a GPU | ms | baseline ms | ratio | baseline |\n|---|---|---|---|---|---|---|\n");
+    std::printf("\n| what | GPUs | elements a GPU | ms | noise | baseline ms | ratio | baseline |\n"
+                "|---|---|---|---|---|---|---|---|\n");
     for (const row& r : rows)
-      std::printf("| %s | %d | 2^%d%s | %.3f | %.3f | %.3fx | %s |\n", r.what.c_str(), r.ranks,
+      std::printf("| %s | %d | 2^%d%s | %.3f | %.1f%% | %.3f | %.3fx | %s |\n", r.what.c_str(), r.ranks,
                   63 - __builtin_clzll(static_cast<unsigned long long>(r.elements_per_rank)),
-                  (r.elements_per_rank & (r.elements_per_rank - 1)) ? "+" : "", r.ms, r.baseline_ms,
-                  r.ms / r.baseline_ms, r.baseline.c_str());
+                  (r.elements_per_rank & (r.elements_per_rank - 1)) ? "+" : "", r.t.median_ms, r.t.noise_pct,
+                  r.base.median_ms, r.t.median_ms / r.base.median_ms, r.baseline.c_str());
     if (!json.empty()) {
       std::ofstream f(json);
       if (!f) throw std::runtime_error("cannot write " + json);
-      char date[32] = {};
-      const std::time_t now = std::time(nullptr);
-      std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-      f << "{\n  \"schema\": 1,\n  \"tool\": \"streamscan-nccl-bench\",\n  \"device\": \"" << gpus << " x " << name
-        << "\",\n  \"date\": \"" << date << "\",\n  \"command\": \"" << command << "\",\n  \"gpus\": "
+      // Schema 2 (as streamscan bench's): each time with its samples, min, max and noise.
+      auto stats = [](const char* prefix, const timing& t) {
+        const std::string p = prefix;
+        return "\"" + p + "median_ms\": " + json_number(t.median_ms, 6) + ", \"" + p + "min_ms\": " +
+               json_number(t.min_ms, 6) + ", \"" + p + "max_ms\": " + json_number(t.max_ms, 6) + ", \"" + p +
+               "samples\": " + std::to_string(t.samples) + ", \"" + p + "noise_pct\": " + json_number(t.noise_pct, 2);
+      };
+      f << "{\n  \"schema\": 2,\n  \"tool\": \"streamscan-nccl-bench\",\n  \"device\": \"" << gpus << " x " << name
+        << "\",\n  \"date\": \"" << utc_now() << "\",\n  \"command\": \"" << command << "\",\n  \"gpus\": "
         << gpus << ",\n  \"nccl_version\": " << nccl_version << ",\n  \"repeat\": " << repeat
         << ",\n  \"type\": \"int32\",\n  \"rows\": [\n";
       for (std::size_t i = 0; i < rows.size(); ++i) {
         const row& r = rows[i];
         f << "    {\"what\": \"" << r.what << "\", \"ranks\": " << r.ranks << ", \"elements_per_rank\": "
-          << r.elements_per_rank << ", \"median_ms\": " << r.ms << ", \"baseline_ms\": " << r.baseline_ms
-          << ", \"baseline\": \"" << r.baseline << "\"}" << (i + 1 < rows.size() ? "," : "") << "\n";
+          << r.elements_per_rank << ", " << stats("", r.t) << ", " << stats("baseline_", r.base)
+          << ", \"ratio\": " << json_number(r.t.median_ms / r.base.median_ms, 4) << ", \"baseline\": \""
+          << r.baseline << "\"}" << (i + 1 < rows.size() ? "," : "") << "\n";
       }
       f << "  ]\n}\n";
     }

@@ -18,14 +18,6 @@ bool is_gpu_peer(const std::string& a) { return a.rfind("cub::", 0) == 0 || a.rf
 // The peer each row is compared with: a GPU peer, or the sequential scan on the CPU.
 bool is_peer(const std::string& a) { return is_gpu_peer(a) || a == "std::inclusive_scan"; }
 
-// A JSON number, or null where the value is infinite or NaN (JSON has neither).
-std::string json_number(double v, int decimals) {
-  if (!std::isfinite(v)) return "null";
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, v);
-  return text;
-}
-
 std::string json_escape(const std::string& s) {
   std::string o;
   for (const char c : s) {
@@ -95,6 +87,13 @@ void print_table(std::FILE* to, const bench_report& r) {
                cpu ? "vs seq: speedup over std::inclusive_scan"
                    : "vs CUB: speedup over the group's CUB call (the faster of two)");
   for (const auto& line : r.notes) std::fprintf(to, "%s\n", line.c_str());
+}
+
+std::string json_number(double v, int decimals) {
+  if (!std::isfinite(v)) return "null";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, v);
+  return text;
 }
 
 std::string utc_now() {

@@ -84,6 +84,9 @@ void print_table(std::FILE* to, const bench_report& r);
 void write_json(const std::string& path, const bench_report& r);
 
 std::string utc_now();  // 2026-11-21T23:59:00Z
+// A JSON number with that many decimals, or null where v is infinite or NaN
+// (JSON has neither).
+std::string json_number(double v, int decimals);
 
 // "[ 12/96] int32 2^24 chained" on one rewritten line of stderr, when enabled
 // (auto: stderr is a terminal).
