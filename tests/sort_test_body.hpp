@@ -557,6 +557,21 @@ void check_sort_errors() {
 using sort_key_types = ::testing::Types<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, std::int8_t,
                                         std::int16_t, std::int32_t, std::int64_t, float, double>;
 
+// Buffers that overlap are refused before any work, by name. p: 64 uint32 of
+// the back end's memory; keys_db(a, b) and pairs(ki, ko, vi, vo) make the back
+// end's two-phase calls on 32 elements (temp given, so not a size query) and
+// return the status's message. The caller checks that p was not written.
+template <class KeysDb, class Pairs>
+void expect_sort_overlaps_refused(std::uint32_t* p, KeysDb keys_db, Pairs pairs) {
+  const auto npos = std::string::npos;
+  EXPECT_NE(keys_db(p, p).find("argument 'keys' (double_buffer): its two buffers overlap"), npos);
+  EXPECT_NE(keys_db(p, p + 16).find("argument 'keys' (double_buffer): its two buffers overlap"), npos);
+  EXPECT_NE(pairs(p, p + 1, p + 32, p + 32).find("arguments 'keys_in' and 'keys_out' overlap in part"), npos);
+  EXPECT_NE(pairs(p, p, p + 32, p + 33).find("arguments 'values_in' and 'values_out' overlap in part"), npos);
+  EXPECT_NE(pairs(p, p, p + 16, p + 16).find("the keys and the values overlap"), npos);
+  EXPECT_NE(pairs(p, p + 32, p + 31, p + 31).find("the keys and the values overlap"), npos);
+}
+
 }  // namespace streamscan_test
 
 // Stamps out the sort tests of one back end: a typed suite over the key types

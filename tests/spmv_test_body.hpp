@@ -6,6 +6,9 @@
 //   run_spmv<V, O, I>(const host_csr<V, O, I>& a, x, y (in: the initial y; out: the
 //                     result, copied back whether the call failed or not), alpha,
 //                     beta, options, form, null_arg) -> status
+//   run_coo_to_csr<I, V, O>(rows, cols, coo rows, coo cols, coo values, offsets
+//                           (rows + 1), columns, values (nnz each; poisoned), entries,
+//                           coo_options) -> status
 // form: two-phase (temp == nullptr first) or convenience (returning the status
 // of a thrown streamscan::error); null_arg: which pointer the adapter passes as
 // null instead of the array (the size query keeps the real ones).
@@ -149,6 +152,75 @@ void check_spmv_errors() {
   expect_error(broken, checked, spmv_null::none, "is -1, outside");
 }
 
+// coo_to_csr against the oracle: rows left empty, forced duplicates (small
+// integer values keep float sums exact), outputs poisoned.
+template <class Backend, class I, class V, class O>
+void check_coo_to_csr(std::mt19937_64& rng, std::int64_t rows, std::int64_t cols, std::int64_t nnz) {
+  std::vector<I> r(static_cast<std::size_t>(nnz)), c(r.size());
+  std::vector<V> v(r.size());
+  const std::int64_t used_rows = rows > 3 ? rows / 3 : rows;
+  for (std::size_t k = 0; k < r.size(); ++k) {
+    r[k] = static_cast<I>(rng() % used_rows * 3 % rows);
+    c[k] = static_cast<I>(rng() % (cols > 50 ? 50 : cols));
+    v[k] = static_cast<V>(static_cast<int>(rng() % 17) - 8);
+  }
+  const auto want = oracle_coo_to_csr<I, V, O>(rows, r, c, v);
+  std::vector<O> offsets(static_cast<std::size_t>(rows + 1));
+  std::vector<I> columns(r.size());
+  std::vector<V> values(r.size());
+  poison(offsets);
+  poison(columns);
+  poison(values);
+  std::int64_t entries = -1;
+  const streamscan::status s =
+      Backend::run_coo_to_csr(rows, cols, r, c, v, offsets, columns, values, entries, streamscan::coo_options{nnz % 2 == 1});
+  ASSERT_TRUE(s.is_ok()) << s.message();
+  ASSERT_EQ(entries, static_cast<std::int64_t>(want.columns.size())) << "rows " << rows << " nnz " << nnz;
+  columns.resize(static_cast<std::size_t>(entries));
+  values.resize(static_cast<std::size_t>(entries));
+  EXPECT_EQ(offsets, want.offsets) << "rows " << rows << " nnz " << nnz;
+  EXPECT_EQ(columns, want.columns) << "rows " << rows << " nnz " << nnz;
+  EXPECT_EQ(values, want.values) << "rows " << rows << " nnz " << nnz;
+}
+
+template <class Backend>
+void check_coo_to_csr_all() {
+  if (!Backend::available()) GTEST_SKIP() << Backend::name << " back end unavailable: no GPU";
+  auto rng = make_rng(std::string("coo_to_csr.") + Backend::name);
+  check_coo_to_csr<Backend, std::int32_t, float, std::int32_t>(rng, 5, 5, 0);
+  check_coo_to_csr<Backend, std::int32_t, float, std::int32_t>(rng, 1, 1, 1);
+  check_coo_to_csr<Backend, std::int32_t, float, std::int32_t>(rng, 7, 3, 40);
+  check_coo_to_csr<Backend, std::int32_t, double, std::int64_t>(rng, 1000, 800, 20000);
+  check_coo_to_csr<Backend, std::int64_t, float, std::int64_t>(rng, 300000, 100000, 1000000 + rng() % 1000);
+}
+
+// Bad sizes and indices outside the matrix are named; nothing is written.
+template <class Backend>
+void check_coo_to_csr_errors() {
+  if (!Backend::available()) GTEST_SKIP() << Backend::name << " back end unavailable: no GPU";
+  using I = std::int32_t;
+  const std::vector<I> r = {0, 1, 2}, c = {1, 1, 0};
+  const std::vector<float> v = {1, 2, 3};
+  auto run = [&](std::int64_t rows, std::int64_t cols, const std::vector<I>& rr, const std::vector<I>& cc) {
+    std::vector<I> offsets(static_cast<std::size_t>(rows > 0 && rows < 100 ? rows + 1 : 1), 7), columns(3, 7);
+    std::vector<float> values(3, 7.0f);
+    std::int64_t entries = -1;
+    const streamscan::status s =
+        Backend::run_coo_to_csr(rows, cols, rr, cc, v, offsets, columns, values, entries, streamscan::coo_options{true});
+    EXPECT_EQ(columns, std::vector<I>(3, 7)) << "written on error: " << s.message();
+    EXPECT_EQ(values, std::vector<float>(3, 7.0f)) << "written on error: " << s.message();
+    return s.message();
+  };
+  EXPECT_NE(run(-1, 4, r, c).find("'rows' is negative"), std::string::npos);
+  EXPECT_NE(run(3, -2, r, c).find("'cols' is negative"), std::string::npos);
+  EXPECT_NE(run(0, 4, r, c).find("no rows or columns"), std::string::npos);
+  EXPECT_NE(run(std::int64_t{1} << 40, std::int64_t{1} << 40, r, c).find("63 bits"), std::string::npos);
+  // Checked mode (the CPU always checks): the first triplet outside the matrix.
+  EXPECT_NE(run(3, 2, r, {1, 1, 2}).find("coo_cols[2] is 2, outside [0, cols = 2)"), std::string::npos);
+  EXPECT_NE(run(3, 2, {0, -1, 2}, c).find("coo_rows[1] is -1, outside [0, rows = 3)"), std::string::npos);
+  EXPECT_NE(run(2, 2, {0, 1, 2}, {0, 5, 1}).find("coo_cols[1] is 5"), std::string::npos);
+}
+
 }  // namespace streamscan_test
 
 #define STREAMSCAN_SPMV_TESTS(Suite, Backend)                                                           \
@@ -156,4 +228,6 @@ void check_spmv_errors() {
   class Suite : public streamscan_test::backend_typed_test<Backend, T> {};                              \
   TYPED_TEST_SUITE(Suite, streamscan_test::spmv_type_list);                                             \
   TYPED_TEST(Suite, shapes_scalars_strategies) { streamscan_test::check_spmv_shapes<Backend, TypeParam>(); } \
-  TYPED_TEST(Suite, bad_input) { streamscan_test::check_spmv_errors<Backend, TypeParam>(); }
+  TYPED_TEST(Suite, bad_input) { streamscan_test::check_spmv_errors<Backend, TypeParam>(); }               \
+  TEST(Suite##_coo, builds_csr_and_sums_duplicates) { streamscan_test::check_coo_to_csr_all<Backend>(); } \
+  TEST(Suite##_coo, bad_arguments_are_named) { streamscan_test::check_coo_to_csr_errors<Backend>(); }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/random.hpp"
+#include "sort_test_body.hpp"
 
 namespace {
 namespace ss = streamscan;
@@ -96,6 +97,26 @@ TEST(cpu_segment_offsets, broken_offsets_are_named_and_nothing_is_written) {
   EXPECT_NE(run({1, 3, 8}).find("offsets[0] is 1"), std::string::npos);
   EXPECT_EQ(out, std::vector<std::int32_t>(8, 7));
   EXPECT_EQ(run({0, 3, 3, 8}), "");  // an empty segment is fine
+}
+
+}  // namespace
+
+namespace {
+
+TEST(cpu_sort_buffers, overlaps_are_refused_and_nothing_is_written) {
+  std::vector<std::uint32_t> m(64, 5);
+  unsigned char temp[1];
+  std::size_t bytes = 0;
+  streamscan_test::expect_sort_overlaps_refused(
+      m.data(),
+      [&](std::uint32_t* a, std::uint32_t* b) {
+        ss::double_buffer<std::uint32_t> db(a, b);
+        return ss::cpu::radix_sort_keys(temp, bytes, db, 32).message();
+      },
+      [&](std::uint32_t* ki, std::uint32_t* ko, std::uint32_t* vi, std::uint32_t* vo) {
+        return ss::cpu::radix_sort_pairs(temp, bytes, ki, ko, vi, vo, 32).message();
+      });
+  EXPECT_EQ(m, std::vector<std::uint32_t>(64, 5));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "common/cuda_helpers.cuh"
 #include "common/wrapped_iterator.hpp"
+#include "sort_test_body.hpp"
 
 namespace {
 namespace ss = streamscan;
@@ -133,6 +134,27 @@ TEST_F(errors_cuda, cuda_failure_is_reported) {
     EXPECT_NE(std::string(e.what()).find("streamscan::cuda::inclusive_scan"), std::string::npos) << e.what();
   }
   expect_output_untouched();
+}
+
+TEST_F(errors_cuda, sort_buffers_that_overlap) {
+  st::device_buffer<std::uint32_t> m(64);
+  m.upload(std::vector<std::uint32_t>(64, 5));
+  std::size_t bytes = 0;
+  void* temp = m.get();  // any non-null pointer: the buffers are refused first
+  st::expect_sort_overlaps_refused(
+      m.get(),
+      [&](std::uint32_t* a, std::uint32_t* b) {
+        ss::double_buffer<std::uint32_t> db(a, b);
+        return ss::cuda::radix_sort_keys(temp, bytes, db, 32).message();
+      },
+      [&](std::uint32_t* ki, std::uint32_t* ko, std::uint32_t* vi, std::uint32_t* vo) {
+        return ss::cuda::radix_sort_pairs(temp, bytes, static_cast<const std::uint32_t*>(ki), ko,
+                                          static_cast<const std::uint32_t*>(vi), vo, 32)
+            .message();
+      });
+  std::vector<std::uint32_t> after;
+  m.download(after);
+  EXPECT_EQ(after, std::vector<std::uint32_t>(64, 5));
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // SpMV on the CPU back end.
+#include <streamscan/cpu/coo_to_csr.hpp>
 #include <streamscan/cpu/spmv.hpp>
 
 #include <vector>
@@ -33,6 +34,23 @@ struct cpu_spmv_backend {
     if (ss::status s = ss::cpu::spmv(nullptr, bytes, view, xp, yp, alpha, beta, opt); !s) return s;
     std::vector<unsigned char> temp(bytes);
     return ss::cpu::spmv(temp.data(), bytes, view, xp, yp, alpha, beta, opt);
+  }
+
+  template <class I, class V, class O>
+  static streamscan::status run_coo_to_csr(std::int64_t rows, std::int64_t cols, const std::vector<I>& r,
+                                           const std::vector<I>& c, const std::vector<V>& v, std::vector<O>& offsets,
+                                           std::vector<I>& columns, std::vector<V>& values, std::int64_t& entries,
+                                           streamscan::coo_options opt) {
+    namespace ss = streamscan;
+    const auto nnz = static_cast<std::int64_t>(v.size());
+    std::size_t bytes = 0;
+    if (ss::status s = ss::cpu::coo_to_csr(nullptr, bytes, rows, cols, nnz, r.data(), c.data(), v.data(),
+                                           offsets.data(), columns.data(), values.data(), &entries, opt);
+        !s)
+      return s;
+    std::vector<unsigned char> temp(bytes + 1);
+    return ss::cpu::coo_to_csr(temp.data() + 1, bytes, rows, cols, nnz, r.data(), c.data(), v.data(),  // unaligned
+                               offsets.data(), columns.data(), values.data(), &entries, opt);
   }
 };
 

@@ -57,6 +57,35 @@ struct cuda_spmv_backend {
     d_y.download(y);
     return s;
   }
+
+  // The convenience form (it waits and returns the count).
+  template <class I, class V, class O>
+  static streamscan::status run_coo_to_csr(std::int64_t rows, std::int64_t cols, const std::vector<I>& r,
+                                           const std::vector<I>& c, const std::vector<V>& v, std::vector<O>& offsets,
+                                           std::vector<I>& columns, std::vector<V>& values, std::int64_t& entries,
+                                           streamscan::coo_options opt) {
+    namespace ss = streamscan;
+    device_buffer<I> dr(r.size()), dc(c.size()), out_c(columns.size());
+    device_buffer<V> dv(v.size()), out_v(values.size());
+    device_buffer<O> out_o(offsets.size());
+    dr.upload(r);
+    dc.upload(c);
+    dv.upload(v);
+    out_o.upload(offsets);
+    out_c.upload(columns);
+    out_v.upload(values);
+    ss::status s = ss::status::ok();
+    try {
+      entries = ss::cuda::coo_to_csr(rows, cols, static_cast<std::int64_t>(v.size()), dr.get(), dc.get(), dv.get(),
+                                     out_o.get(), out_c.get(), out_v.get(), test_stream(), opt);
+    } catch (const ss::error& e) {
+      s = e.get_status();
+    }
+    out_o.download(offsets);
+    out_c.download(columns);
+    out_v.download(values);
+    return s;
+  }
 };
 
 }  // namespace streamscan_test
@@ -121,86 +150,3 @@ TEST(large_spmv_cuda, int64_offsets_past_two_to_the_31) {
 
 }  // namespace
 
-namespace {
-
-// coo_to_csr against a host build: stable sort by (row, column), duplicates
-// summed in input order (small integer values keep float sums exact).
-template <class I, class V, class O>
-void check_coo_to_csr(std::mt19937_64& rng, std::int64_t rows, std::int64_t cols, std::int64_t nnz) {
-  namespace ss = streamscan;
-  using namespace streamscan_test;
-  std::vector<I> r(nnz), c(nnz);
-  std::vector<V> v(nnz);
-  const std::int64_t used_rows = rows > 3 ? rows / 3 : rows;  // leave rows empty, force duplicates
-  for (std::int64_t k = 0; k < nnz; ++k) {
-    r[k] = static_cast<I>(rng() % used_rows * 3 % rows);
-    c[k] = static_cast<I>(rng() % (cols > 50 ? 50 : cols));
-    v[k] = static_cast<V>(static_cast<int>(rng() % 17) - 8);
-  }
-  std::vector<std::int64_t> order(nnz);
-  for (std::int64_t k = 0; k < nnz; ++k) order[k] = k;
-  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
-    return r[a] != r[b] ? r[a] < r[b] : c[a] < c[b];
-  });
-  std::vector<O> want_offsets(rows + 1, 0);
-  std::vector<I> want_columns;
-  std::vector<V> want_values;
-  std::vector<I> want_rows;
-  for (const std::int64_t k : order) {
-    if (!want_columns.empty() && want_rows.back() == r[k] && want_columns.back() == c[k]) {
-      want_values.back() += v[k];
-    } else {
-      want_rows.push_back(r[k]);
-      want_columns.push_back(c[k]);
-      want_values.push_back(v[k]);
-    }
-  }
-  for (const I row : want_rows) ++want_offsets[row + 1];
-  for (std::int64_t i = 0; i < rows; ++i) want_offsets[i + 1] += want_offsets[i];
-
-  device_buffer<I> dr(nnz), dc(nnz), out_c(nnz);
-  device_buffer<V> dv(nnz), out_v(nnz);
-  device_buffer<O> out_o(rows + 1);
-  dr.upload(r);
-  dc.upload(c);
-  dv.upload(v);
-  const std::int64_t entries = ss::cuda::coo_to_csr(rows, cols, nnz, dr.get(), dc.get(), dv.get(), out_o.get(),
-                                                    out_c.get(), out_v.get(), test_stream());
-  ASSERT_EQ(entries, static_cast<std::int64_t>(want_columns.size())) << "rows " << rows << " nnz " << nnz;
-  std::vector<O> got_o;
-  std::vector<I> got_c;
-  std::vector<V> got_v;
-  out_o.download(got_o);
-  out_c.download(got_c);
-  out_v.download(got_v);
-  got_c.resize(entries);
-  got_v.resize(entries);
-  EXPECT_EQ(got_o, want_offsets);
-  EXPECT_EQ(got_c, want_columns);
-  EXPECT_EQ(got_v, want_values);
-}
-
-TEST(spmv_cuda_coo, builds_csr_and_sums_duplicates) {
-  using namespace streamscan_test;
-  if (!gpu_present()) GTEST_SKIP() << "cuda back end unavailable: no GPU";
-  auto rng = make_rng("spmv_cuda_coo");
-  check_coo_to_csr<std::int32_t, float, std::int32_t>(rng, 5, 5, 0);
-  check_coo_to_csr<std::int32_t, float, std::int32_t>(rng, 1, 1, 1);
-  check_coo_to_csr<std::int32_t, float, std::int32_t>(rng, 7, 3, 40);
-  check_coo_to_csr<std::int32_t, double, std::int64_t>(rng, 1000, 800, 20000);
-  check_coo_to_csr<std::int64_t, float, std::int64_t>(rng, 300000, 100000, 1000000 + rng() % 1000);
-}
-
-TEST(spmv_cuda_coo, bad_arguments_are_named) {
-  namespace ss = streamscan;
-  std::size_t bytes = 0;
-  std::int64_t* count = nullptr;
-  const ss::status s = ss::cuda::coo_to_csr(nullptr, bytes, std::int64_t{-1}, std::int64_t{4}, std::int64_t{0},
-                                            static_cast<const int*>(nullptr), static_cast<const int*>(nullptr),
-                                            static_cast<const float*>(nullptr), static_cast<int*>(nullptr),
-                                            static_cast<int*>(nullptr), static_cast<float*>(nullptr), count);
-  EXPECT_EQ(s.code(), ss::errc::invalid_argument);
-  EXPECT_NE(s.message().find("'rows' is negative"), std::string::npos) << s.message();
-}
-
-}  // namespace

@@ -1,6 +1,6 @@
 // `streamscan verify` beyond the plain scans: segmented and backward scans,
 // enumerate, distribute, segmented reduction, compaction in each strategy,
-// partition, split, split-and-segment, the sorts, SpMV and the tridiagonal
+// partition, split, split-and-segment, the sorts, SpMV, coo_to_csr and the tridiagonal
 // solver, each against the tests' naive host oracles (tests/common/) on fresh
 // random inputs, outputs poisoned, at sizes 0, 1, around a tile, a few tiles
 // and a random large one. One line per primitive and strategy.
@@ -70,6 +70,7 @@
   STREAMSCAN_VERIFY_FORWARD(NS, radix_sort_pairs, __VA_ARGS__)                 \
   STREAMSCAN_VERIFY_FORWARD(NS, quicksort, __VA_ARGS__)                        \
   STREAMSCAN_VERIFY_FORWARD(NS, spmv, __VA_ARGS__)                             \
+  STREAMSCAN_VERIFY_FORWARD(NS, coo_to_csr, __VA_ARGS__)                       \
   STREAMSCAN_VERIFY_FORWARD(NS, tridiagonal_solve, __VA_ARGS__)
 
 namespace streamscan_tool {
@@ -404,6 +405,48 @@ void check_spmv(B&, verify_line& line, streamscan::spmv_strategy s, const char* 
   }
 }
 
+template <class B, class I, class V, class O>
+void check_coo_to_csr(B&, verify_line& line, bool checked, std::mt19937_64& rng) {
+  for (const std::int64_t nnz : sizes_around<B>(4096, rng)) {
+    const std::int64_t rows = 1 + static_cast<std::int64_t>(rng() % 100000), cols = 1 + static_cast<std::int64_t>(rng() % 5000);
+    std::vector<I> r(static_cast<std::size_t>(nnz)), c(r.size());
+    std::vector<V> v(r.size());
+    for (std::size_t k = 0; k < r.size(); ++k) {  // few rows and columns: duplicates
+      r[k] = static_cast<I>(rng() % rows % 977);
+      c[k] = static_cast<I>(rng() % cols % 61);
+      v[k] = static_cast<V>(static_cast<int>(rng() % 17) - 8);  // small integers: exact sums
+    }
+    const auto want = st::oracle_coo_to_csr<I, V, O>(rows, r, c, v);
+    std::vector<O> offsets(static_cast<std::size_t>(rows + 1));
+    std::vector<I> columns(r.size());
+    std::vector<V> values(r.size());
+    st::poison(offsets);
+    st::poison(columns);
+    st::poison(values);
+    std::int64_t entries = -1;
+    std::string why = attempt([&] {
+      typename B::template buffer<I> d_r(r), d_c(c), d_columns(columns);
+      typename B::template buffer<V> d_v(v), d_values(values);
+      typename B::template buffer<O> d_offsets(offsets);
+      entries = B::coo_to_csr(streamscan::coo_options{checked}, rows, cols, nnz, static_cast<const I*>(d_r.get()),
+                              static_cast<const I*>(d_c.get()), static_cast<const V*>(d_v.get()), d_offsets.get(),
+                              d_columns.get(), d_values.get());
+      d_offsets.download(offsets);
+      d_columns.download(columns);
+      d_values.download(values);
+      return std::string();
+    });
+    if (why.empty() && entries != static_cast<std::int64_t>(want.columns.size()))
+      why = "entries " + std::to_string(entries) + ", expected " + std::to_string(want.columns.size());
+    columns.resize(want.columns.size());
+    values.resize(want.values.size());
+    if (why.empty() && !(why = first_difference(offsets, want.offsets)).empty()) why = "row_offsets: " + why;
+    if (why.empty() && !(why = first_difference(columns, want.columns)).empty()) why = "columns: " + why;
+    if (why.empty() && !(why = first_difference(values, want.values)).empty()) why = "values: " + why;
+    line.record("nnz = " + std::to_string(nnz) + ", " + std::to_string(rows) + " x " + std::to_string(cols), why);
+  }
+}
+
 // ---- tridiagonal solver ----
 
 template <class B, class T>
@@ -498,6 +541,11 @@ int verify_primitives(Backend& b, std::mt19937_64& rng) {
     run("spmv", ss::to_string(s), [&](verify_line& line) {
       check_spmv<Backend, float, std::int32_t, std::int32_t>(b, line, s, "float/int32", rng);
       check_spmv<Backend, double, std::int64_t, std::int64_t>(b, line, s, "double/int64", rng);
+    });
+  for (const bool checked : {false, true})
+    run("coo_to_csr", checked ? "checked" : "unchecked", [&](verify_line& line) {
+      check_coo_to_csr<Backend, std::int32_t, float, std::int32_t>(b, line, checked, rng);
+      check_coo_to_csr<Backend, std::int64_t, double, std::int64_t>(b, line, checked, rng);
     });
   for (const auto s : b.tridiagonal_strategies(1000))
     run("tridiagonal_solve", ss::to_string(s), [&](verify_line& line) {

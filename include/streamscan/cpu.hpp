@@ -5,6 +5,7 @@
 #include "cpu/segmented_reduce.hpp"
 #include "cpu/segmented_scan.hpp"
 #include "cpu/select.hpp"
+#include "cpu/coo_to_csr.hpp"
 #include "cpu/sort.hpp"
 #include "cpu/spmv.hpp"
 #include "cpu/tridiagonal.hpp"

@@ -49,6 +49,14 @@ struct spmv_options {
   bool checked = false;  // validate offsets and column indices first
 };
 
+// coo_to_csr's options. Checked mode: the GPU back end first tests every
+// index on the device, waits, and names the first one outside the matrix
+// (nothing is written); unchecked, an index outside the matrix gives an
+// unspecified CSR. The CPU back end always checks.
+struct coo_options {
+  bool checked = false;
+};
+
 // A CSR matrix held elsewhere (device memory for the GPU back end).
 template <class Value, class Offset = std::int32_t, class Index = Offset>
 struct csr_view {

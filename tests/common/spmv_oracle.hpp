@@ -81,4 +81,36 @@ std::string spmv_mismatch(const host_csr<V, O, I>& a, const std::vector<V>& x, c
   return {};
 }
 
+// coo_to_csr's oracle: a stable sort by (row, column), duplicates summed in
+// input order from 0.
+template <class I, class V, class O>
+struct host_coo_csr {
+  std::vector<O> offsets;  // rows + 1
+  std::vector<I> columns;
+  std::vector<V> values;
+};
+
+template <class I, class V, class O>
+host_coo_csr<I, V, O> oracle_coo_to_csr(std::int64_t rows, const std::vector<I>& r, const std::vector<I>& c,
+                                        const std::vector<V>& v) {
+  std::vector<std::size_t> order(r.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return r[a] != r[b] ? r[a] < r[b] : c[a] < c[b]; });
+  host_coo_csr<I, V, O> out;
+  out.offsets.assign(static_cast<std::size_t>(rows + 1), O(0));
+  std::vector<I> entry_rows;
+  for (const std::size_t k : order) {
+    if (out.columns.empty() || entry_rows.back() != r[k] || out.columns.back() != c[k]) {
+      entry_rows.push_back(r[k]);
+      out.columns.push_back(c[k]);
+      out.values.push_back(V(0));
+    }
+    out.values.back() += v[k];
+  }
+  for (const I row : entry_rows) ++out.offsets[static_cast<std::size_t>(row) + 1];
+  for (std::int64_t i = 0; i < rows; ++i) out.offsets[i + 1] += out.offsets[i];
+  return out;
+}
+
 }  // namespace streamscan_test

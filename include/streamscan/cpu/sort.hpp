@@ -201,6 +201,11 @@ status radix_sort(const char* fn, void* temp, std::size_t& temp_bytes, const rad
                                                            pairs, n, temp == nullptr, opt, begin_bit, end_bit);
       !s)
     return s;
+  if (temp != nullptr)
+    if (status s = streamscan::detail::validate_sort_buffers(fn, io.keys_in, io.keys_out, io.values_in, io.values_out,
+                                                             pairs, n, io.kdb != nullptr);
+        !s)
+      return s;
   const std::size_t required = radix_temp_bytes<K, V>(n, io.kdb != nullptr);
   if (temp == nullptr) {
     temp_bytes = required;

@@ -56,4 +56,32 @@ status validate_sort_args(const char* fn, const void* keys_in, const void* keys_
   return status::ok();
 }
 
+// The buffers of one radix sort (when there is work): keys_out may be
+// keys_in itself in the pointer forms (in place) but not overlap it in part;
+// a double_buffer's two halves (keys_in / keys_out here) share no byte; keys
+// and values share no byte. The same for values.
+template <class K, class V>
+status validate_sort_buffers(const char* fn, const K* keys_in, const K* keys_out, const V* values_in,
+                             const V* values_out, bool pairs, std::int64_t n, bool double_buffered) {
+  if (n <= 0) return status::ok();
+  const auto overlap = [n](const void* a, std::size_t a_size, const void* b, std::size_t b_size) {
+    const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+    return x < y + static_cast<std::uintptr_t>(n) * b_size && y < x + static_cast<std::uintptr_t>(n) * a_size;
+  };
+  const auto halves = [&](const void* in, const void* out, std::size_t size, const char* name, const char* in_name,
+                          const char* out_name) {
+    if (!overlap(in, size, out, size) || (!double_buffered && in == out)) return status::ok();
+    return invalid_argument(fn, double_buffered ? std::string("argument '") + name + "' (double_buffer): its two buffers overlap"
+                                               : std::string("arguments '") + in_name + "' and '" + out_name +
+                                                     "' overlap in part (in place needs the same pointer)");
+  };
+  if (status s = halves(keys_in, keys_out, sizeof(K), "keys", "keys_in", "keys_out"); !s) return s;
+  if (!pairs) return status::ok();
+  if (status s = halves(values_in, values_out, sizeof(V), "values", "values_in", "values_out"); !s) return s;
+  for (const void* k : {static_cast<const void*>(keys_in), static_cast<const void*>(keys_out)})
+    for (const void* v : {static_cast<const void*>(values_in), static_cast<const void*>(values_out)})
+      if (overlap(k, sizeof(K), v, sizeof(V))) return invalid_argument(fn, "the keys and the values overlap");
+  return status::ok();
+}
+
 }  // namespace streamscan::detail

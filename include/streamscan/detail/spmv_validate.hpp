@@ -8,8 +8,10 @@
 #include <string>
 #include <type_traits>
 
+#include "../config.hpp"
 #include "../spmv.hpp"
 #include "../status.hpp"
+#include "validate.hpp"
 
 namespace streamscan::detail {
 
@@ -53,6 +55,53 @@ status validate_spmv(const char* fn, const csr_view<Value, Offset, Index>& a, co
     default: return bad("argument 'options.strategy' is not a strategy this build knows");
   }
   return status::ok();
+}
+
+// coo_to_csr's arguments, shared by every back end: sizes, the sort key's
+// range, and (not for a size query) no null array where there is work.
+template <class I, class V, class O>
+status validate_coo_to_csr(const char* fn, std::int64_t rows, std::int64_t cols, std::int64_t nnz, const I* coo_rows,
+                           const I* coo_cols, const V* coo_values, const O* row_offsets, const I* columns,
+                           const V* values, const std::int64_t* num_entries, bool query) {
+  static_assert(std::is_same_v<I, std::int32_t> || std::is_same_v<I, std::int64_t>,
+                "streamscan::coo_to_csr: indices are int32 or int64");
+  static_assert(std::is_same_v<O, std::int32_t> || std::is_same_v<O, std::int64_t>,
+                "streamscan::coo_to_csr: row offsets are int32 or int64");
+  auto bad = [&](const std::string& what) { return invalid_argument(fn, what); };
+  if (rows < 0) return bad("argument 'rows' is negative (" + std::to_string(rows) + ")");
+  if (cols < 0) return bad("argument 'cols' is negative (" + std::to_string(cols) + ")");
+  if (nnz < 0) return bad("argument 'nnz' is negative (" + std::to_string(nnz) + ")");
+  if (cols > 0 && static_cast<std::uint64_t>(rows) > (std::uint64_t{1} << 63) / static_cast<std::uint64_t>(cols))
+    return bad("rows * cols does not fit 63 bits (the sort key)");
+  if (nnz > 0 && (rows == 0 || cols == 0))
+    return bad("argument 'nnz' is " + std::to_string(nnz) + " in a matrix with no rows or columns");
+  if (nnz > static_cast<std::int64_t>(std::numeric_limits<O>::max()))
+    return bad("argument 'nnz' (" + std::to_string(nnz) + ") does not fit the row offsets' type");
+  if (query) return status::ok();
+  if (status s = validate_array_arg(fn, coo_rows, "coo_rows", nnz, false); !s) return s;
+  if (status s = validate_array_arg(fn, coo_cols, "coo_cols", nnz, false); !s) return s;
+  if (status s = validate_array_arg(fn, coo_values, "coo_values", nnz, false); !s) return s;
+  if (status s = validate_array_arg(fn, columns, "columns", nnz, false); !s) return s;
+  if (status s = validate_array_arg(fn, values, "values", nnz, false); !s) return s;
+  if (row_offsets == nullptr) return bad("argument 'row_offsets' is a null pointer (it has rows + 1 entries)");
+  if (num_entries == nullptr) return bad("argument 'num_entries' is a null pointer");
+  return status::ok();
+}
+
+// A triplet whose row or column lies outside the matrix (both back ends).
+template <class I>
+STREAMSCAN_HOST_DEVICE bool coo_index_outside(I row, I col, std::int64_t rows, std::int64_t cols) {
+  return row < 0 || row >= rows || col < 0 || col >= cols;
+}
+
+// The message for triplet k (the first outside the matrix).
+inline status coo_index_error(const char* fn, std::int64_t k, std::int64_t row, std::int64_t col, std::int64_t rows,
+                              std::int64_t cols) {
+  if (row < 0 || row >= rows)
+    return invalid_argument(fn, "coo_rows[" + std::to_string(k) + "] is " + std::to_string(row) +
+                                    ", outside [0, rows = " + std::to_string(rows) + ")");
+  return invalid_argument(fn, "coo_cols[" + std::to_string(k) + "] is " + std::to_string(col) +
+                                  ", outside [0, cols = " + std::to_string(cols) + ")");
 }
 
 // Checked mode's structure test over host-readable arrays (the CPU back end;

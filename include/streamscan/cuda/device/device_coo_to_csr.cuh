@@ -12,7 +12,8 @@
 // The outputs have room for nnz entries; *num_entries (device memory)
 // receives how many distinct (row, column) entries there are (<= nnz), which
 // is also row_offsets[rows]. Columns come out sorted within each row. Indices
-// must lie in [0, rows) and [0, cols) (not checked). Two-phase form (temp ==
+// must lie in [0, rows) and [0, cols): checked mode (coo_options) tests them
+// first and names the first one outside. Two-phase form (temp ==
 // nullptr -> temp_bytes; returns a status) and a convenience form that
 // returns the entry count (it waits for the stream) and throws.
 #pragma once
@@ -23,6 +24,7 @@
 #include <cstdint>
 #include <string>
 
+#include "../../detail/spmv_validate.hpp"
 #include "../../detail/validate.hpp"
 #include "../../segmented.hpp"
 #include "../../status.hpp"
@@ -35,21 +37,39 @@
 
 namespace streamscan::cuda {
 
+namespace detail {
+// Checked mode: tests every triplet on the device, waits, and returns the
+// first one outside the matrix as the CPU back end words it.
+template <class I>
+status check_coo_indices_on_device(const char* fn, const I* coo_rows, const I* coo_cols, std::int64_t nnz,
+                                   std::int64_t rows, std::int64_t cols, unsigned long long* record,
+                                   cudaStream_t stream) {
+  unsigned long long found[3] = {0, 0, 0};
+  const status s = device_check(fn, "the index check", record, stream, found, [&] {
+    status launched = launch(fn, "check_coo_indices_kernel", check_coo_indices_kernel<I>, grid_for(nnz, 8192), 256,
+                             stream, coo_rows, coo_cols, nnz, rows, cols, record);
+    if (launched)
+      launched = launch(fn, "describe_coo_index_kernel", describe_coo_index_kernel<I>, 1, 1, stream, coo_rows,
+                        coo_cols, record);
+    return launched;
+  });
+  if (!s) return s;
+  if (found[0] == ~0ull) return status::ok();
+  return streamscan::detail::coo_index_error(fn, static_cast<std::int64_t>(found[0]), static_cast<std::int64_t>(found[1]),
+                                             static_cast<std::int64_t>(found[2]), rows, cols);
+}
+}  // namespace detail
+
 template <class I, class V, class O>
 [[nodiscard]] status coo_to_csr(void* temp, std::size_t& temp_bytes, std::int64_t rows, std::int64_t cols,
                                 std::int64_t nnz, const I* coo_rows, const I* coo_cols, const V* coo_values,
                                 O* row_offsets, I* columns, V* values, std::int64_t* num_entries,
-                                cudaStream_t stream = nullptr) {
+                                cudaStream_t stream = nullptr, coo_options opt = {}) {
   const char* fn = "streamscan::cuda::coo_to_csr";
-  using streamscan::detail::invalid_argument;
-  if (rows < 0) return invalid_argument(fn, "argument 'rows' is negative (" + std::to_string(rows) + ")");
-  if (cols < 0) return invalid_argument(fn, "argument 'cols' is negative (" + std::to_string(cols) + ")");
-  if (nnz < 0) return invalid_argument(fn, "argument 'nnz' is negative (" + std::to_string(nnz) + ")");
-  if (cols > 0 && static_cast<std::uint64_t>(rows) > (std::uint64_t{1} << 63) / static_cast<std::uint64_t>(cols))
-    return invalid_argument(fn, "rows * cols does not fit 63 bits (the sort key)");
-  if (nnz > 0 && (rows == 0 || cols == 0))
-    return invalid_argument(fn, "argument 'nnz' is " + std::to_string(nnz) + " in a matrix with no rows or columns");
-
+  if (status st = streamscan::detail::validate_coo_to_csr(fn, rows, cols, nnz, coo_rows, coo_cols, coo_values,
+                                                           row_offsets, columns, values, num_entries, temp == nullptr);
+      !st)
+    return st;
   // Temp: keys (2 buffers), sorted values, head flags, unique keys, then the
   // largest of the sort's, the reduction's and the compaction's own temp.
   using streamscan::detail::temp_bytes_for;
@@ -84,17 +104,13 @@ template <class I, class V, class O>
     return status::ok();
   }
   if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
-  auto need = [&](const void* p, const char* name, bool when) -> status {
-    if (when && p == nullptr) return invalid_argument(fn, std::string("argument '") + name + "' is a null pointer");
-    return status::ok();
-  };
-  for (const status& s : {need(coo_rows, "coo_rows", nnz > 0), need(coo_cols, "coo_cols", nnz > 0),
-                          need(coo_values, "coo_values", nnz > 0), need(columns, "columns", nnz > 0),
-                          need(values, "values", nnz > 0), need(row_offsets, "row_offsets", true),
-                          need(num_entries, "num_entries", true)})
-    if (!s) return s;
 
   unsigned char* base = static_cast<unsigned char*>(detail::aligned_256(temp));
+  if (opt.checked && nnz > 0)  // before anything is written; the keys' room holds the record
+    if (status st = detail::check_coo_indices_on_device(fn, coo_rows, coo_cols, nnz, rows, cols,
+                                                         reinterpret_cast<unsigned long long*>(base), stream);
+        !st)
+      return st;
   auto* keys = reinterpret_cast<std::uint64_t*>(base);
   auto* sorted_keys = reinterpret_cast<std::uint64_t*>(base + key_bytes);
   auto* unique_keys = reinterpret_cast<std::uint64_t*>(base + 2 * key_bytes);
@@ -133,9 +149,11 @@ template <class I, class V, class O>
 // Convenience form: returns the number of distinct entries (waits for the stream).
 template <class I, class V, class O>
 std::int64_t coo_to_csr(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const I* coo_rows, const I* coo_cols,
-                        const V* coo_values, O* row_offsets, I* columns, V* values, cudaStream_t stream = nullptr) {
+                        const V* coo_values, O* row_offsets, I* columns, V* values, cudaStream_t stream = nullptr,
+                        coo_options opt = {}) {
   return detail::with_count("streamscan::cuda::coo_to_csr", stream, [&](void* t, std::size_t& b, std::int64_t* c) {
-    return coo_to_csr(t, b, rows, cols, nnz, coo_rows, coo_cols, coo_values, row_offsets, columns, values, c, stream);
+    return coo_to_csr(t, b, rows, cols, nnz, coo_rows, coo_cols, coo_values, row_offsets, columns, values, c, stream,
+                      opt);
   });
 }
 

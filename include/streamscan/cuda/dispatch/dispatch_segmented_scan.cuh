@@ -129,26 +129,16 @@ template <class OffsetIt>
 status check_offsets_on_device(const char* fn, const segment_offsets<OffsetIt>& segments, std::int64_t n,
                                unsigned long long* record, cudaStream_t stream) {
   const std::int64_t m = segments.num_segments;
-  cudaError_t e = cudaMemsetAsync(record, 0xff, sizeof(unsigned long long), stream);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return cuda_status(fn, "resetting the offsets check (cudaMemsetAsync)", e);
-  }
-  if (status s = launch(fn, "check_segment_offsets_kernel", check_segment_offsets_kernel<OffsetIt>,
-                        grid_for(m + 1, 4096), 256, stream, segments.offsets, m, n, record);
-      !s)
-    return s;
-  if (status s = launch(fn, "describe_segment_offset_kernel", describe_segment_offset_kernel<OffsetIt>, 1, 1, stream,
-                        segments.offsets, record);
-      !s)
-    return s;
   unsigned long long found[3] = {0, 0, 0};
-  e = cudaMemcpyAsync(found, record, sizeof(found), cudaMemcpyDeviceToHost, stream);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return cuda_status(fn, "reading the offsets check", e);
-  }
+  const status s = device_check(fn, "the offsets check", record, stream, found, [&] {
+    status launched = launch(fn, "check_segment_offsets_kernel", check_segment_offsets_kernel<OffsetIt>,
+                             grid_for(m + 1, 4096), 256, stream, segments.offsets, m, n, record);
+    if (launched)
+      launched = launch(fn, "describe_segment_offset_kernel", describe_segment_offset_kernel<OffsetIt>, 1, 1, stream,
+                        segments.offsets, record);
+    return launched;
+  });
+  if (!s) return s;
   if (found[0] == ~0ull) return status::ok();
   return streamscan::detail::segment_offsets_error(fn, static_cast<std::int64_t>(found[0]),
                                                    static_cast<std::int64_t>(found[1]),

@@ -224,6 +224,11 @@ status dispatch_radix_sort(const char* fn, void* temp, std::size_t& temp_bytes, 
                                                            opt, begin_bit, end_bit);
       !s)
     return s;
+  if (!query)
+    if (status s = streamscan::detail::validate_sort_buffers(fn, io.keys_in, io.keys_out, io.values_in, io.values_out,
+                                                             pairs, n, io.keys_double_buffer != nullptr);
+        !s)
+      return s;
   device_facts facts;
   if (!query && n > 0) {
     if (status s = current_device_facts(fn, facts); !s) return s;

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 
+#include "../../detail/spmv_validate.hpp"
 #include "../block/block_scan.cuh"
 #include "../util/uninitialized.cuh"
 
@@ -262,6 +263,26 @@ __global__ void coo_keys_kernel(const I* rows_in, const I* cols_in, std::int64_t
   for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nnz;
        k += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
     keys[k] = static_cast<std::uint64_t>(rows_in[k]) * cols + static_cast<std::uint64_t>(cols_in[k]);
+}
+
+// Checked mode: record[0] = the first k whose triplet lies outside the matrix
+// (record[0] starts at ~0).
+template <class I>
+__global__ void check_coo_indices_kernel(const I* rows_in, const I* cols_in, std::int64_t nnz, std::int64_t rows,
+                                         std::int64_t cols, unsigned long long* record) {
+  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nnz;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    if (streamscan::detail::coo_index_outside(rows_in[k], cols_in[k], rows, cols))
+      atomicMin(record, static_cast<unsigned long long>(k));
+}
+
+// One thread: that triplet's row and column, for the message (record[1], record[2]).
+template <class I>
+__global__ void describe_coo_index_kernel(const I* rows_in, const I* cols_in, unsigned long long* record) {
+  const unsigned long long k = record[0];
+  if (k == ~0ull) return;
+  record[1] = static_cast<unsigned long long>(static_cast<std::int64_t>(rows_in[k]));
+  record[2] = static_cast<unsigned long long>(static_cast<std::int64_t>(cols_in[k]));
 }
 
 // A head flag where a sorted key differs from its predecessor.

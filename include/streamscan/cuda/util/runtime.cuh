@@ -130,5 +130,26 @@ status launch(const char* fn, const char* kernel_name, void (*kernel)(Params...)
   return launch_with_shared(fn, kernel_name, kernel, grid, block, 0, stream, std::forward<Args>(args)...);
 }
 
+// Checked modes: `find()` launches the kernels that leave in record[0] the
+// first bad entry (reset here to ~0, meaning none) and in record[1..2] what
+// the message shows; this waits for them and copies them to `found`.
+template <class Find>
+status device_check(const char* fn, const char* what, unsigned long long* record, cudaStream_t stream,
+                    unsigned long long (&found)[3], Find find) {
+  cudaError_t e = cudaMemsetAsync(record, 0xff, sizeof(unsigned long long), stream);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, (std::string("resetting ") + what + " (cudaMemsetAsync)").c_str(), e);
+  }
+  if (status s = find(); !s) return s;
+  e = cudaMemcpyAsync(found, record, sizeof(found), cudaMemcpyDeviceToHost, stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, (std::string("reading ") + what).c_str(), e);
+  }
+  return status::ok();
+}
+
 }  // namespace detail
 }  // namespace streamscan::cuda
