@@ -99,6 +99,23 @@ TEST(cpu_segment_offsets, broken_offsets_are_named_and_nothing_is_written) {
   EXPECT_EQ(run({0, 3, 3, 8}), "");  // an empty segment is fine
 }
 
+// segmented_reduce's offsets may reach past n (clamped) but must not decrease.
+TEST(cpu_segment_offsets, segmented_reduce_names_decreasing_offsets_and_writes_nothing) {
+  std::vector<std::int32_t> in(8, 1), out(3, 7);
+  std::vector<std::int64_t> o = {0, 6, 3, 8};
+  try {
+    ss::cpu::segmented_reduce(in.data(), out.data(), 8, ss::segment_offsets<const std::int64_t*>{o.data(), 3}, 0);
+    ADD_FAILURE() << "no error";
+  } catch (const ss::error& e) {
+    EXPECT_NE(std::string(e.what()).find("decrease at 2 (6 then 3)"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(out, std::vector<std::int32_t>(3, 7));
+  o = {0, 3, 20};  // past n: clamped, fine
+  ss::cpu::segmented_reduce(in.data(), out.data(), 8, ss::segment_offsets<const std::int64_t*>{o.data(), 2}, 0);
+  EXPECT_EQ(out[0], 3);
+  EXPECT_EQ(out[1], 5);
+}
+
 }  // namespace
 
 namespace {
