@@ -114,6 +114,34 @@ void check_segmented(const char* test, seg_kind kind, Op op) {
   check_segmented_plan<Backend, A>(rng, kind, op, seg_plan{sizes, Backend::strategies()});
 }
 
+// Bad arguments of the segmented scans, named before any work.
+// call(segments, n, options) runs the back end's two-phase
+// segmented_inclusive_scan over 16 int32 of its memory with temp given and
+// returns the status; the caller checks that out was not written.
+template <class Call>
+void expect_segmented_argument_errors(Call call) {
+  namespace ss = streamscan;
+  const auto npos = std::string::npos;
+  const ss::segmented_options plain{};
+  EXPECT_NE(call(ss::head_flags(static_cast<const unsigned char*>(nullptr)), 16, plain).message().find(
+                "argument 'segments' (head_flags) is a null pointer"),
+            npos);
+  EXPECT_NE(call(ss::head_bits(nullptr), 16, plain).message().find("argument 'segments' (head_bits) is a null pointer"),
+            npos);
+  EXPECT_NE(call(ss::segment_offsets<const std::int64_t*>{nullptr, 2}, 16, plain).message().find("null offsets pointer"),
+            npos);
+  EXPECT_NE(call(ss::segment_offsets<const std::int64_t*>{nullptr, -1}, 16, plain).message().find(
+                "argument 'segments.num_segments' is negative (-1)"),
+            npos);
+  EXPECT_NE(call(ss::no_segments{}, -1, plain).message().find("argument 'n' is negative"), npos);
+  ss::segmented_options opt;
+  opt.scan.strategy = ss::scan_strategy::scan_then_add;
+  EXPECT_NE(call(ss::no_segments{}, 16, opt).message().find("do not offer scan_then_add"), npos);
+  opt = {};
+  opt.direction = static_cast<ss::scan_direction>(7);
+  EXPECT_NE(call(ss::no_segments{}, 16, opt).message().find("argument 'options.direction' is neither"), npos);
+}
+
 }  // namespace streamscan_test
 
 #define STREAMSCAN_SEGMENTED_TESTS(Suite, Backend)                                                        \

@@ -135,6 +135,11 @@ void check_spmv_errors() {
   auto broken = good;
   broken.cols = -1;
   expect_error(broken, {}, spmv_null::none, "'A.cols' is negative");
+  broken.cols = 0;  // every column index would be outside: x is not read past its end
+  expect_error(broken, {}, spmv_null::none, "in a matrix of 0 columns");
+  broken = good;
+  broken.rows = -1;
+  expect_error(broken, {}, spmv_null::none, "'A.rows' is negative");
   broken = good;
   std::swap(broken.offsets[10], broken.offsets[11]);
   if (broken.offsets[10] != broken.offsets[11]) expect_error(broken, checked, spmv_null::none, "decreases at row");

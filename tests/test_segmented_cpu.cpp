@@ -6,6 +6,16 @@ STREAMSCAN_SEGMENTED_TESTS(segmented_cpu, streamscan_test::cpu_backend)
 namespace {
 namespace ss = streamscan;
 
+TEST(segmented_cpu_errors, BadArgumentsAreNamedBeforeAnyWork) {
+  std::vector<int> in(16, 1), out(16, -7);
+  std::vector<unsigned char> temp(1 << 16);
+  streamscan_test::expect_segmented_argument_errors([&](auto segments, std::int64_t n, ss::segmented_options opt) {
+    std::size_t bytes = temp.size();
+    return ss::cpu::segmented_inclusive_scan(temp.data(), bytes, in.data(), out.data(), n, segments, ss::plus{}, opt);
+  });
+  EXPECT_EQ(out, std::vector<int>(16, -7));
+}
+
 TEST(segmented_cpu_errors, BadSegmentsAreNamedAndNothingIsWritten) {
   std::vector<int> in(100, 1), out(100, -7);
   std::vector<std::int64_t> offsets = {0, 50, 100};

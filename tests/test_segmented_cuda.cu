@@ -115,6 +115,23 @@ namespace {
 // on the device and names the first broken entry as the CPU back end does
 // (test_cpu_convenience.cpp); nothing is written. Offsets held in device
 // memory and computed by an iterator.
+TEST(segmented_cuda_errors, bad_arguments_are_named_before_any_work) {
+  namespace ss = streamscan;
+  if (!streamscan_test::gpu_present()) GTEST_SKIP() << "cuda back end unavailable: no GPU";
+  streamscan_test::device_buffer<int> in(16), out(16);
+  streamscan_test::device_buffer<unsigned char> temp(1 << 16);
+  in.upload(std::vector<int>(16, 1));
+  out.upload(std::vector<int>(16, -7));
+  streamscan_test::expect_segmented_argument_errors([&](auto segments, std::int64_t n, ss::segmented_options opt) {
+    std::size_t bytes = temp.size();
+    return ss::cuda::segmented_inclusive_scan(temp.get(), bytes, static_cast<const int*>(in.get()), out.get(), n,
+                                              segments, ss::plus{}, nullptr, opt);
+  });
+  std::vector<int> after;
+  out.download(after);
+  EXPECT_EQ(after, std::vector<int>(16, -7));
+}
+
 TEST(segmented_cuda_checked, broken_offsets_are_named_and_nothing_is_written) {
   if (!streamscan_test::cuda_backend::available()) GTEST_SKIP() << "no CUDA device";
   namespace ss = streamscan;

@@ -37,6 +37,19 @@ TEST(select_cpu_errors, BadArgumentsAreNamedAndNothingIsWritten) {
   EXPECT_EQ(heads_out, std::vector<unsigned char>(10, 7));
   s = ss::cpu::partition(temp.data(), bytes, out.data(), out.data(), 10, &num, [](int) { return true; });
   EXPECT_NE(s.message().find("cannot run in place"), std::string::npos) << s.message();
+  // Strategies as the GPU takes them: compaction ones only for compaction, known values only.
+  s = ss::cpu::partition(temp.data(), bytes, in.data(), out.data(), 10, &num, [](int) { return true; },
+                         ss::select_options{ss::select_strategy::hybrid});
+  EXPECT_NE(s.message().find("argument 'options.strategy': hybrid is a compaction strategy"), std::string::npos)
+      << s.message();
+  s = ss::cpu::split_and_segment(split_temp.data(), split_bytes, in.data(), flags.data(), ss::head_flags(heads.data()),
+                                 out.data(), heads_out.data(), 10, ss::select_options{ss::select_strategy::warp_atomic});
+  EXPECT_NE(s.message().find("warp_atomic is a compaction strategy"), std::string::npos) << s.message();
+  s = ss::cpu::select_if(temp.data(), bytes, in.data(), out.data(), 10, 10, &num, [](int) { return true; },
+                         ss::select_options{static_cast<ss::select_strategy>(99)});
+  EXPECT_NE(s.message().find("argument 'options.strategy' is not a strategy"), std::string::npos) << s.message();
+  s = ss::cpu::select_indices(temp.data(), bytes, static_cast<const bool*>(nullptr), out.data(), 10, 10, &num);
+  EXPECT_NE(s.message().find("select_indices: argument 'flags' is a null pointer"), std::string::npos) << s.message();
   std::size_t small = bytes - 1;
   s = ss::cpu::select_if(temp.data(), small, in.data(), out.data(), 10, 10, &num, [](int) { return true; });
   EXPECT_EQ(s.code(), ss::errc::temp_storage_too_small) << s.message();

@@ -545,6 +545,11 @@ TEST(select_cuda_errors, BadArgumentsAreNamedAndNothingIsWritten) {
                              ss::select_options{ss::select_strategy::hybrid}),
          "argument 'options.strategy': hybrid is a compaction strategy");
   expect(ss::cuda::select_if(temp.get(), big, d_in.get(), d_out.get(), n, n, d_num.get(), keep_all, nullptr,
+                             ss::select_options{static_cast<ss::select_strategy>(99)}),
+         "argument 'options.strategy' is not a strategy");
+  expect(ss::cuda::select_indices(temp.get(), big, static_cast<const bool*>(nullptr), d_out.get(), n, n, d_num.get()),
+         "select_indices: argument 'flags' is a null pointer");
+  expect(ss::cuda::select_if(temp.get(), big, d_in.get(), d_out.get(), n, n, d_num.get(), keep_all, nullptr,
                              ss::select_options{ss::select_strategy::stable, "t1x1"}),
          ("argument 'options.policy' names 't1x1', which is not a policy of select_if for 4-byte values (it has: " +
           ss::tuning::name(ss::tuning::select_shapes[0]))

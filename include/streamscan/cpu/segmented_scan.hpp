@@ -34,8 +34,7 @@ status segmented_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt 
   if (status s = sd::validate_segments(fn, segments, n); !s) return s;
   if (temp != nullptr)
     if (status s = sd::check_segment_offsets(fn, segments, n); !s) return s;
-  if (opt.scan.strategy == scan_strategy::scan_then_add)
-    return sd::invalid_argument(fn, "argument 'options.scan.strategy': segmented scans do not offer scan_then_add");
+  if (status s = sd::validate_segmented_options(fn, opt); !s) return s;
   // Temp: the head bits the description is read through (64-byte aligned size), then the scan's.
   const std::size_t words = sd::head_bit_words(segments, n);
   const std::size_t bits_bytes = (words * 4 + 63) / 64 * 64;

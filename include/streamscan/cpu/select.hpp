@@ -16,6 +16,7 @@
 #include <string>
 #include <type_traits>
 
+#include "../detail/select_validate.hpp"
 #include "../detail/select_sources.hpp"
 #include "../detail/validate.hpp"
 #include "../segmented.hpp"
@@ -87,10 +88,16 @@ status refuse_in_place(const char* fn, const InIt& in, const OutIt& out, std::in
 
 // The checks and the temp-size protocol every call shares; `proceed` is set
 // when there is work.
+// The strategy is only checked: every CPU call runs the stable scatter, which
+// serves the unordered compaction strategies too (options.policy names a GPU
+// kernel shape and is ignored here).
 template <class InIt, class OutIt>
 status begin_select(const char* fn, void* temp, std::size_t& temp_bytes, const InIt& in, const OutIt& out,
-                    std::int64_t n, const std::int64_t* capacity, const std::int64_t* num_selected, bool& proceed) {
+                    std::int64_t n, const std::int64_t* capacity, const std::int64_t* num_selected, bool& proceed,
+                    const select_options& opt, bool compaction) {
   proceed = false;
+  select_strategy runs = select_strategy::stable;
+  if (status s = streamscan::detail::resolve_select_strategy(fn, opt.strategy, compaction, runs); !s) return s;
   if (status s = streamscan::detail::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
   if (capacity != nullptr && *capacity < 0)
     return streamscan::detail::invalid_argument(fn, "argument 'capacity' is negative (" + std::to_string(*capacity) + ")");
@@ -108,9 +115,10 @@ status begin_select(const char* fn, void* temp, std::size_t& temp_bytes, const I
 
 template <class InIt, class OutIt, class Keep>
 status compact(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,
-               std::int64_t capacity, std::int64_t* num_selected, Keep keep) {
+               std::int64_t capacity, std::int64_t* num_selected, Keep keep, const select_options& opt) {
   bool proceed = false;
-  if (status s = begin_select(fn, temp, temp_bytes, in, out, n, &capacity, num_selected, proceed); !s || !proceed)
+  if (status s = begin_select(fn, temp, temp_bytes, in, out, n, &capacity, num_selected, proceed, opt, true);
+      !s || !proceed)
     return s;
   if (same_pointer(in, out)) {  // in place: sequential, every write lands at or before its read
     std::int64_t d = 0;
@@ -138,33 +146,37 @@ status compact(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, Out
 template <class InIt, class OutIt, class Pred>
 [[nodiscard]] status select_if(void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,
                                std::int64_t capacity, std::int64_t* num_selected, Pred pred,
-                               select_options = {}) {
-  return detail::compact("streamscan::cpu::select_if", temp, temp_bytes, in, out, n, capacity, num_selected,
-                         [&](std::int64_t i) { return static_cast<bool>(pred(in[i])); });
+                               select_options opt = {}) {
+  return detail::compact(
+      "streamscan::cpu::select_if", temp, temp_bytes, in, out, n, capacity, num_selected,
+      [&](std::int64_t i) { return static_cast<bool>(pred(in[i])); }, opt);
 }
 
 // Keeps in[i] where flags[i] (a stencil) is true.
 template <class InIt, class FlagIt, class OutIt>
 [[nodiscard]] status select_flagged(void* temp, std::size_t& temp_bytes, InIt in, FlagIt flags, OutIt out,
                                     std::int64_t n, std::int64_t capacity, std::int64_t* num_selected,
-                                    select_options = {}) {
+                                    select_options opt = {}) {
   if (status s = streamscan::detail::validate_array_arg("streamscan::cpu::select_flagged", flags, "flags", n,
                                                          temp == nullptr);
       !s)
     return s;
-  return detail::compact("streamscan::cpu::select_flagged", temp, temp_bytes, in, out, n, capacity, num_selected,
-                         [&](std::int64_t i) { return static_cast<bool>(flags[i]); });
+  return detail::compact(
+      "streamscan::cpu::select_flagged", temp, temp_bytes, in, out, n, capacity, num_selected,
+      [&](std::int64_t i) { return static_cast<bool>(flags[i]); }, opt);
 }
 
 // Writes the indices i with flags[i] true ([Compaction]'s output), as out's value type.
 template <class FlagIt, class OutIt>
 [[nodiscard]] status select_indices(void* temp, std::size_t& temp_bytes, FlagIt flags, OutIt out, std::int64_t n,
-                                    std::int64_t capacity, std::int64_t* num_selected, select_options = {}) {
+                                    std::int64_t capacity, std::int64_t* num_selected, select_options opt = {}) {
   using Index = typename std::iterator_traits<OutIt>::value_type;
   static_assert(std::is_integral_v<Index>, "streamscan::cpu::select_indices: the output holds integer indices");
   const char* fn = "streamscan::cpu::select_indices";
+  if (status s = streamscan::detail::validate_array_arg(fn, flags, "flags", n, temp == nullptr); !s) return s;
   bool proceed = false;
-  if (status s = detail::begin_select(fn, temp, temp_bytes, flags, out, n, &capacity, num_selected, proceed);
+  if (status s = detail::begin_select(fn, temp, temp_bytes, flags, out, n, &capacity, num_selected, proceed, opt,
+                                      true);
       !s || !proceed)
     return s;
   *num_selected = detail::stable_scatter(
@@ -181,9 +193,10 @@ template <class FlagIt, class OutIt>
 namespace detail {
 template <class InIt, class OutIt, class Pred>
 status partition(const char* fn, streamscan::detail::placement rejects, void* temp, std::size_t& temp_bytes, InIt in,
-                 OutIt out, std::int64_t n, std::int64_t* num_selected, Pred pred) {
+                 OutIt out, std::int64_t n, std::int64_t* num_selected, Pred pred, const select_options& opt) {
   bool proceed = false;
-  if (status s = begin_select(fn, temp, temp_bytes, in, out, n, nullptr, num_selected, proceed); !s || !proceed)
+  if (status s = begin_select(fn, temp, temp_bytes, in, out, n, nullptr, num_selected, proceed, opt, false);
+      !s || !proceed)
     return s;
   if (status s = refuse_in_place(fn, in, out, n); !s) return s;
   *num_selected = stable_scatter(
@@ -195,9 +208,10 @@ status partition(const char* fn, streamscan::detail::placement rejects, void* te
 template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
 status partition_pairs(const char* fn, streamscan::detail::placement rejects, void* temp, std::size_t& temp_bytes,
                        KeyIt keys, ValueIt values, KeyOut keys_out, ValueOut values_out, std::int64_t n,
-                       std::int64_t* num_selected, Pred pred) {
+                       std::int64_t* num_selected, Pred pred, const select_options& opt) {
   bool proceed = false;
-  if (status s = begin_select(fn, temp, temp_bytes, keys, keys_out, n, nullptr, num_selected, proceed); !s || !proceed)
+  if (status s = begin_select(fn, temp, temp_bytes, keys, keys_out, n, nullptr, num_selected, proceed, opt, false);
+      !s || !proceed)
     return s;
   if (status s = streamscan::detail::validate_range_args(fn, values, values_out, n, false); !s) return s;
   if (status s = refuse_in_place(fn, keys, keys_out, n); !s) return s;
@@ -217,46 +231,47 @@ status partition_pairs(const char* fn, streamscan::detail::placement rejects, vo
 // order (CUB's convention, one pass on the GPU); *num_selected = selected count.
 template <class InIt, class OutIt, class Pred>
 [[nodiscard]] status partition(void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,
-                               std::int64_t* num_selected, Pred pred, select_options = {}) {
+                               std::int64_t* num_selected, Pred pred, select_options opt = {}) {
   return detail::partition("streamscan::cpu::partition", streamscan::detail::placement::reversed_rejects, temp,
-                           temp_bytes, in, out, n, num_selected, pred);
+                           temp_bytes, in, out, n, num_selected, pred, opt);
 }
 
 // Selected first, then rejected, both in input order.
 template <class InIt, class OutIt, class Pred>
 [[nodiscard]] status stable_partition(void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,
-                                      std::int64_t* num_selected, Pred pred, select_options = {}) {
+                                      std::int64_t* num_selected, Pred pred, select_options opt = {}) {
   return detail::partition("streamscan::cpu::stable_partition", streamscan::detail::placement::rejects_after, temp,
-                           temp_bytes, in, out, n, num_selected, pred);
+                           temp_bytes, in, out, n, num_selected, pred, opt);
 }
 
 // Key-value partition (order as partition): the keys decide, the values follow.
 template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
 [[nodiscard]] status partition_pairs(void* temp, std::size_t& temp_bytes, KeyIt keys, ValueIt values,
                                      KeyOut keys_out, ValueOut values_out, std::int64_t n,
-                                     std::int64_t* num_selected, Pred pred, select_options = {}) {
+                                     std::int64_t* num_selected, Pred pred, select_options opt = {}) {
   return detail::partition_pairs("streamscan::cpu::partition_pairs", streamscan::detail::placement::reversed_rejects,
-                                 temp, temp_bytes, keys, values, keys_out, values_out, n, num_selected, pred);
+                                 temp, temp_bytes, keys, values, keys_out, values_out, n, num_selected, pred, opt);
 }
 
 // Key-value stable partition (order as stable_partition).
 template <class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Pred>
 [[nodiscard]] status stable_partition_pairs(void* temp, std::size_t& temp_bytes, KeyIt keys, ValueIt values,
                                             KeyOut keys_out, ValueOut values_out, std::int64_t n,
-                                            std::int64_t* num_selected, Pred pred, select_options = {}) {
+                                            std::int64_t* num_selected, Pred pred, select_options opt = {}) {
   return detail::partition_pairs("streamscan::cpu::stable_partition_pairs",
                                  streamscan::detail::placement::rejects_after, temp, temp_bytes, keys, values,
-                                 keys_out, values_out, n, num_selected, pred);
+                                 keys_out, values_out, n, num_selected, pred, opt);
 }
 
 // split ([ScanPrimitives] 2.3.3): flags[i] false first, then true, both in input
 // order; *num_false receives where the trues begin.
 template <class InIt, class FlagIt, class OutIt>
 [[nodiscard]] status split(void* temp, std::size_t& temp_bytes, InIt in, FlagIt flags, OutIt out, std::int64_t n,
-                           std::int64_t* num_false, select_options = {}) {
+                           std::int64_t* num_false, select_options opt = {}) {
   const char* fn = "streamscan::cpu::split";
   bool proceed = false;
-  if (status s = detail::begin_select(fn, temp, temp_bytes, in, out, n, nullptr, num_false, proceed); !s || !proceed)
+  if (status s = detail::begin_select(fn, temp, temp_bytes, in, out, n, nullptr, num_false, proceed, opt, false);
+      !s || !proceed)
     return s;
   if (status s = streamscan::detail::validate_array_arg(fn, flags, "flags", n, false); !s) return s;
   if (status s = detail::refuse_in_place(fn, in, out, n); !s) return s;
@@ -274,11 +289,12 @@ template <class InIt, class FlagIt, class OutIt>
 template <class InIt, class FlagIt, class OutIt, class HeadOut>
 [[nodiscard]] status split_and_segment(void* temp, std::size_t& temp_bytes, InIt in, FlagIt flags,
                                        head_flags heads, OutIt out, HeadOut heads_out, std::int64_t n,
-                                       select_options = {}) {
+                                       select_options opt = {}) {
   const char* fn = "streamscan::cpu::split_and_segment";
   std::int64_t unused = 0;
   bool proceed = false;
-  if (status s = detail::begin_select(fn, temp, temp_bytes, in, out, n, nullptr, &unused, proceed); !s || !proceed)
+  if (status s = detail::begin_select(fn, temp, temp_bytes, in, out, n, nullptr, &unused, proceed, opt, false);
+      !s || !proceed)
     return s;
   if (status st = streamscan::detail::validate_array_arg(fn, flags, "flags", n, false); !st) return st;
   if (n > 0 && heads.flags == nullptr)

@@ -177,6 +177,17 @@ struct is_segment_offsets : std::false_type {};
 template <class It>
 struct is_segment_offsets<segment_offsets<It>> : std::true_type {};
 
+// The options every segmented scan takes: a known direction, and a scan
+// strategy other than scan_then_add (it cannot carry segment heads).
+inline status validate_segmented_options(const char* fn, const segmented_options& opt) {
+  if (opt.direction != scan_direction::forward && opt.direction != scan_direction::backward)
+    return invalid_argument(fn, "argument 'options.direction' is neither forward nor backward (" +
+                                    std::to_string(static_cast<int>(opt.direction)) + ")");
+  if (opt.scan.strategy == scan_strategy::scan_then_add)
+    return invalid_argument(fn, "argument 'options.scan.strategy': segmented scans do not offer scan_then_add");
+  return status::ok();
+}
+
 // Checks the description; a null pointer is fine only when n == 0.
 template <class S>
 status validate_segments(const char* fn, const S& s, std::int64_t n) {

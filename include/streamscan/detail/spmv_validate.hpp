@@ -40,6 +40,8 @@ status validate_spmv(const char* fn, const csr_view<Value, Offset, Index>& a, co
     return bad("argument 'A.values' is a null pointer while A.nnz = " + std::to_string(a.nnz));
   if (a.nnz > 0 && a.rows == 0)
     return bad("argument 'A.nnz' is " + std::to_string(a.nnz) + " in a matrix of 0 rows");
+  if (a.nnz > 0 && a.cols == 0)
+    return bad("argument 'A.nnz' is " + std::to_string(a.nnz) + " in a matrix of 0 columns");
   if (a.nnz > 0 && x == nullptr) return bad("argument 'x' is a null pointer while A.nnz = " + std::to_string(a.nnz));
   if (a.rows > 0 && y == nullptr) return bad("argument 'y' is a null pointer while A.rows = " + std::to_string(a.rows));
   if (a.nnz > 0 && a.rows > 0) {

@@ -80,6 +80,10 @@ template <class FlagIt, class OutIt>
                                     select_options opt = {}) {
   static_assert(std::is_integral_v<typename std::iterator_traits<OutIt>::value_type>,
                 "streamscan::cuda::select_indices: the output holds integer indices");
+  if (status s = streamscan::detail::validate_array_arg("streamscan::cuda::select_indices", flags, "flags", n,
+                                                         temp == nullptr);
+      !s)
+    return s;
   const streamscan::detail::index_source<FlagIt, OutIt> src{{flags, false}, out};
   return detail::dispatch_select<detail::select_call::compaction>("streamscan::cuda::select_indices", temp, temp_bytes,
                                                                   src, src, flags, out, n, capacity, num_selected,
@@ -208,9 +212,8 @@ template <class InIt, class FlagIt, class OutIt, class HeadOut>
                                        select_options opt = {}) {
   const char* fn = "streamscan::cuda::split_and_segment";
   using streamscan::detail::invalid_argument;
-  if (opt.strategy != select_strategy::automatic && opt.strategy != select_strategy::stable)
-    return invalid_argument(fn, std::string("argument 'options.strategy': ") + to_string(opt.strategy) +
-                                    " is a compaction strategy; split_and_segment runs the stable one");
+  select_strategy runs = select_strategy::stable;
+  if (status s = streamscan::detail::resolve_select_strategy(fn, opt.strategy, false, runs); !s) return s;
   if (status s = streamscan::detail::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
   if (temp != nullptr && n > 0) {
     if (status s = detail::check_flags(fn, temp, flags, n); !s) return s;

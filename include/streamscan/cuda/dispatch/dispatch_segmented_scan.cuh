@@ -152,8 +152,7 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
   namespace sd = streamscan::detail;
   if (status s = sd::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
   if (status s = sd::validate_segments(fn, segments, n); !s) return s;
-  if (opt.scan.strategy == scan_strategy::scan_then_add)
-    return sd::invalid_argument(fn, "argument 'options.scan.strategy': segmented scans do not offer scan_then_add");
+  if (status s = sd::validate_segmented_options(fn, opt); !s) return s;
   // The dedicated kernel where it fits; automatic elsewhere is
   // reduce_then_scan, measured faster than the single-pass scan of pair
   // iterators (docs/performance.md).

@@ -18,6 +18,7 @@
 #include <string>
 #include <type_traits>
 
+#include "../../detail/select_validate.hpp"
 #include "../../detail/select_sources.hpp"
 #include "../../detail/validate.hpp"
 #include "../../select.hpp"
@@ -303,22 +304,10 @@ status dispatch_select(const char* fn, void* temp, std::size_t& temp_bytes, cons
                        std::int64_t capacity, std::int64_t* num_selected, cudaStream_t stream, select_options opt) {
   constexpr select_call call = Call;
   using streamscan::detail::invalid_argument;
-  select_strategy strategy = opt.strategy;
-  switch (strategy) {
-    case select_strategy::automatic:
-      strategy = select_strategy::stable;
-      break;
-    case select_strategy::stable:
-    case select_strategy::multi_level:
-    case select_strategy::hybrid:
-    case select_strategy::warp_atomic:
-      break;
-    default:
-      return invalid_argument(fn, "argument 'options.strategy' is not a strategy this build knows");
-  }
-  if (call != select_call::compaction && strategy != select_strategy::stable)
-    return invalid_argument(fn, std::string("argument 'options.strategy': ") + to_string(strategy) +
-                                    " is a compaction strategy; partition and split run the stable one");
+  select_strategy strategy = select_strategy::stable;
+  if (status s = streamscan::detail::resolve_select_strategy(fn, opt.strategy, call == select_call::compaction, strategy);
+      !s)
+    return s;
   int named = -1;  // checked here so that a size query reports a bad name too
   if (status s = check_policy_name(fn, "options.policy", select_algorithm<Source>(call), select_value_bytes<Source>(),
                                    opt.policy, named);
