@@ -519,6 +519,31 @@ void check_sort_errors() {
     }
   }
 
+  // Option values this build does not know.
+  for (const bool bad_order : {false, true}) {
+    sort_request req;
+    if (bad_order)
+      req.options.order = static_cast<ss::sort_order>(7);
+    else
+      req.options.strategy = static_cast<ss::sort_strategy>(99);
+    std::vector<std::uint32_t> keys_out(n);
+    poison(keys_out);
+    const ss::status s = run_sort_keys<Backend>(req, keys, keys_out);
+    EXPECT_NE(s.message().find(bad_order ? "argument 'options.order' is neither" : "argument 'options.strategy' is not a sort strategy"),
+              std::string::npos)
+        << s.message();
+    EXPECT_TRUE(still_poisoned(keys_out)) << s.message();
+  }
+  {
+    quicksort_request req;
+    req.options.pivot = static_cast<ss::pivot_rule>(9);
+    std::vector<std::uint32_t> out(n);
+    poison(out);
+    const ss::status s = Backend::run_quicksort(req, keys, out, ss::less{});
+    EXPECT_NE(s.message().find("argument 'options.pivot' is not a pivot rule"), std::string::npos) << s.message();
+    EXPECT_TRUE(still_poisoned(out)) << s.message();
+  }
+
   // No data and null pointers: nothing to do, no error.
   for (const sort_fault f : {sort_fault::null_keys_in, sort_fault::null_keys_out}) {
     sort_request req;

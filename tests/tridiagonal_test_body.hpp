@@ -168,6 +168,19 @@ void check_tridiagonal_errors() {
   broken = good;
   broken.shape.batch_stride = 99;
   expect_error(broken, {}, tridiagonal_null::none, invalid, "'A.batch_stride' (99) is less than A.n");
+  broken = good;
+  broken.shape.layout = static_cast<ss::tridiagonal_layout>(5);
+  expect_error(broken, {}, tridiagonal_null::none, invalid, "'A.layout' is not a layout");
+  broken = good;
+  broken.shape.rhs_stride = -4;
+  expect_error(broken, {}, tridiagonal_null::none, invalid, "'A.rhs_stride' is negative (-4)");
+  broken = good;
+  broken.shape.rhs_count = 2;
+  broken.shape.rhs_stride = 10;  // less than the systems' extent: right-hand sides would overlap
+  expect_error(broken, {}, tridiagonal_null::none, invalid, "'A.rhs_stride' (10) is less than the");
+  ss::tridiagonal_options unknown;
+  unknown.strategy = static_cast<ss::tridiagonal_strategy>(42);
+  expect_error(good, unknown, tridiagonal_null::none, invalid, "'options.strategy' is not a strategy");
   if (Backend::gpu) {
     auto big = random_tridiagonal<T>(rng, 3000, 1, L::strided);
     const auto bb = random_rhs(rng, big);
