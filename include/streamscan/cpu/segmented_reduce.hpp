@@ -58,9 +58,8 @@ status segmented_reduce(const char* fn, void* temp, std::size_t& temp_bytes, InI
     // trusts them; its output is then unspecified).
     for (std::int64_t k = 0; k < m; ++k)
       if (static_cast<std::int64_t>(segments.offsets[k + 1]) < static_cast<std::int64_t>(segments.offsets[k]))
-        return sd::invalid_argument(fn, "segment offsets decrease at " + std::to_string(k + 1) + " (" +
-                                            std::to_string(static_cast<std::int64_t>(segments.offsets[k])) + " then " +
-                                            std::to_string(static_cast<std::int64_t>(segments.offsets[k + 1])) + ")");
+        return sd::segment_offsets_error(fn, k + 1, static_cast<std::int64_t>(segments.offsets[k]),
+                                         static_cast<std::int64_t>(segments.offsets[k + 1]), m, n);
     parallel_for((m + reduce_segments_per_task - 1) / reduce_segments_per_task, [&](std::int64_t t) {
       Op local_op = op;
       const std::int64_t last = std::min(m, (t + 1) * reduce_segments_per_task);

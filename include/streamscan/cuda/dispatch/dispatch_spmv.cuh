@@ -40,7 +40,7 @@ status plan_spmv(const char* fn, const csr_view<V, O, I>& a, spmv_strategy strat
     l.total += (bytes + 255) / 256 * 256;
     return at;
   };
-  l.check = place(sizeof(unsigned long long));
+  l.check = place(3 * sizeof(unsigned long long));  // device_check's record
   if (strategy == spmv_strategy::merge_path) {
     const std::int64_t tiles = (a.rows + a.nnz + shape.tile_items() - 1) / shape.tile_items();
     l.starts = place(temp_bytes_for<merge_coordinate>(tiles + 1));
@@ -69,22 +69,14 @@ template <class O, class I>
 status check_csr_on_device(const char* fn, const O* offsets, const I* columns, std::int64_t rows, std::int64_t cols,
                            std::int64_t nnz, unsigned long long* first_bad, cudaStream_t stream) {
   if (rows == 0) return status::ok();
-  cudaError_t e = cudaMemsetAsync(first_bad, 0xff, sizeof(unsigned long long), stream);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return cuda_status(fn, "resetting the check word (cudaMemsetAsync)", e);
-  }
-  if (status s = launch(fn, "check_csr_kernel", check_csr_kernel<O, I>, grid_for(rows + 1 > nnz ? rows + 1 : nnz, 4096),
-                        256, stream, offsets, columns, rows, cols, nnz, first_bad);
+  unsigned long long found[3] = {0, 0, 0};
+  if (status s = device_check(fn, "the structure check", first_bad, stream, found, [&] {
+        return launch(fn, "check_csr_kernel", check_csr_kernel<O, I>, grid_for(rows + 1 > nnz ? rows + 1 : nnz, 4096),
+                      256, stream, offsets, columns, rows, cols, nnz, first_bad);
+      });
       !s)
     return s;
-  unsigned long long bad = 0;
-  e = cudaMemcpyAsync(&bad, first_bad, sizeof(bad), cudaMemcpyDeviceToHost, stream);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return cuda_status(fn, "reading the structure check", e);
-  }
+  const unsigned long long bad = found[0];
   if (bad == ~0ull) return status::ok();
   const std::int64_t at = static_cast<std::int64_t>(bad / 2);
   if (bad % 2 == 1) {
