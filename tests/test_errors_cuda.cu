@@ -2,13 +2,16 @@
 // output left untouched.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <streamscan/cuda.cuh>
 
 #include "common/cuda_helpers.cuh"
+#include "common/select_oracle.hpp"
 #include "common/wrapped_iterator.hpp"
 #include "sort_test_body.hpp"
 
@@ -113,6 +116,76 @@ TEST_F(errors_cuda, host_pointers_rejected) {
   EXPECT_EQ(s3.code(), ss::errc::inaccessible_pointer);
   EXPECT_NE(s3.message().find("'temp'"), std::string::npos) << s3.message();
   EXPECT_EQ(host_out, std::vector<std::int32_t>(n, sentinel));
+  expect_output_untouched();
+}
+
+// Every array argument beyond in/out is held to the same rule: flags, a
+// pair's values, split_and_segment's heads, coo_to_csr's triplets and outputs.
+TEST_F(errors_cuda, host_arrays_of_every_call_rejected) {
+  int pageable = 0, device = 0;
+  STREAMSCAN_TEST_CUDA(cudaGetDevice(&device));
+  STREAMSCAN_TEST_CUDA(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device));
+  if (pageable) GTEST_SKIP() << "this GPU can read pageable host memory, so host pointers are valid here";
+  std::vector<unsigned char> host_flags(n, 1);
+  std::vector<std::int32_t> host_values(n, 1);
+  st::device_buffer<unsigned char> flags(n), heads_out(n);
+  STREAMSCAN_TEST_CUDA(cudaMemset(flags.get(), 1, n));
+  st::device_buffer<std::int64_t> count(1);
+  auto expect_named = [](const ss::status& s, const char* arg) {
+    EXPECT_EQ(s.code(), ss::errc::inaccessible_pointer) << s.message();
+    EXPECT_NE(s.message().find(std::string("'") + arg + "'"), std::string::npos) << s.message();
+  };
+  // One temp for every call: the largest size any of them asks.
+  std::size_t bytes = 0, b = 0;
+  const unsigned char* hf = host_flags.data();
+  const ss::head_flags device_heads{flags.get()};
+  auto grow = [&](const ss::status& s) {
+    ASSERT_TRUE(s.is_ok()) << s.message();
+    bytes = std::max(bytes, b);
+  };
+  grow(ss::cuda::select_flagged(nullptr, b, cin(), hf, out(), n, n, count.get()));
+  grow(ss::cuda::split(nullptr, b, cin(), hf, out(), n, count.get()));
+  grow(ss::cuda::select_indices(nullptr, b, hf, out(), n, n, count.get()));
+  grow(ss::cuda::partition_pairs(nullptr, b, cin(), cin(), out(), out(), n, count.get(), st::below{1}));
+  grow(ss::cuda::split_and_segment(nullptr, b, cin(), flags.get(), device_heads, out(), heads_out.get(), n));
+  st::device_buffer<unsigned char> temp(bytes);
+  void* t = temp.get();
+  b = bytes;
+  expect_named(ss::cuda::select_flagged(t, b, cin(), hf, out(), n, n, count.get()), "flags");
+  expect_named(ss::cuda::split(t, b, cin(), hf, out(), n, count.get()), "flags");
+  expect_named(ss::cuda::select_indices(t, b, hf, out(), n, n, count.get()), "flags");
+  st::device_buffer<std::int32_t> values_out(n);
+  expect_named(ss::cuda::partition_pairs(t, b, cin(), static_cast<const std::int32_t*>(host_values.data()), out(),
+                                         values_out.get(), n, count.get(), st::below{1}),
+               "values");
+  expect_named(ss::cuda::partition_pairs(t, b, cin(), cin(), out(), host_values.data(), n, count.get(), st::below{1}),
+               "values_out");
+  expect_named(ss::cuda::split_and_segment(t, b, cin(), flags.get(), ss::head_flags{hf}, out(), heads_out.get(), n),
+               "heads");
+  expect_named(ss::cuda::split_and_segment(t, b, cin(), flags.get(), device_heads, out(), host_flags.data(), n),
+               "heads_out");
+  expect_named(ss::cuda::split_and_segment(t, b, cin(), hf, device_heads, out(), heads_out.get(), n), "flags");
+
+  // coo_to_csr: 3 x 3, one triplet a call whose rows are on the host.
+  const std::int32_t host_index[1] = {0};
+  const float host_value[1] = {1.f};
+  st::device_buffer<std::int32_t> index(1), offsets(4), columns(1);
+  st::device_buffer<float> value(1), values(1);
+  STREAMSCAN_TEST_CUDA(cudaMemset(index.get(), 0, sizeof(std::int32_t)));
+  STREAMSCAN_TEST_CUDA(cudaMemset(value.get(), 0, sizeof(float)));
+  std::size_t coo_bytes = 0;
+  ASSERT_TRUE(ss::cuda::coo_to_csr(nullptr, coo_bytes, 3, 3, 1, index.get(), index.get(), value.get(), offsets.get(),
+                                   columns.get(), values.get(), count.get())
+                  .is_ok());
+  st::device_buffer<unsigned char> coo_temp(coo_bytes);
+  auto coo = [&](const std::int32_t* r, const std::int32_t* c, const float* v) {
+    std::size_t cb = coo_bytes;
+    return ss::cuda::coo_to_csr(coo_temp.get(), cb, 3, 3, 1, r, c, v, offsets.get(), columns.get(), values.get(),
+                                count.get());
+  };
+  expect_named(coo(host_index, index.get(), value.get()), "coo_rows");
+  expect_named(coo(index.get(), host_index, value.get()), "coo_cols");
+  expect_named(coo(index.get(), index.get(), host_value), "coo_values");
   expect_output_untouched();
 }
 

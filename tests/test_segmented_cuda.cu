@@ -181,6 +181,18 @@ TEST(segmented_cuda_checked, broken_offsets_are_named_and_nothing_is_written) {
     computed = e.what();
   }
   EXPECT_NE(computed.find("segments.offsets[3] is 3, not n = 8"), std::string::npos) << computed;
+
+  // n == 0 is checked too: offsets 0, 0, 2 end past an empty input.
+  streamscan_test::device_buffer<std::int64_t> d_o(3);
+  d_o.upload({0, 0, 2});
+  std::string empty;
+  try {
+    ss::cuda::segmented_inclusive_scan(d_in.get(), d_out.get(), 0, ss::segment_offsets{d_o.get(), 2}, ss::plus{},
+                                       stream, opt);
+  } catch (const ss::error& e) {
+    empty = e.what();
+  }
+  EXPECT_NE(empty.find("segments.offsets[2] is 2, not n = 0"), std::string::npos) << empty;
 }
 
 }  // namespace

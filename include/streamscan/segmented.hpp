@@ -43,6 +43,15 @@ struct segmented_options {
   bool checked = false;
 };
 
+// Options of segmented_reduce. Checked mode for segment_offsets: the GPU back
+// end first checks on the device that the offsets never decrease (a
+// reduction clamps them to [0, n], so that is its whole shape) and waits for
+// the verdict, so a broken entry is named and nothing is written. Unchecked,
+// the GPU trusts them. The CPU back end always checks.
+struct segmented_reduce_options {
+  bool checked = false;
+};
+
 struct head_flags {
   const unsigned char* flags = nullptr;
   head_flags() = default;

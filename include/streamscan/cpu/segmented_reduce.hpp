@@ -55,11 +55,11 @@ status segmented_reduce(const char* fn, void* temp, std::size_t& temp_bytes, InI
   if constexpr (by_offsets) {
     const std::int64_t m = segments.num_segments;
     // The CPU reads the offsets anyway: one that decreases is named (the GPU
-    // trusts them; its output is then unspecified).
-    for (std::int64_t k = 0; k < m; ++k)
-      if (static_cast<std::int64_t>(segments.offsets[k + 1]) < static_cast<std::int64_t>(segments.offsets[k]))
-        return sd::segment_offsets_error(fn, k + 1, static_cast<std::int64_t>(segments.offsets[k]),
-                                         static_cast<std::int64_t>(segments.offsets[k + 1]), m, n);
+    // does so in checked mode and otherwise trusts them).
+    for (std::int64_t k = 1; k <= m; ++k)
+      if (sd::segment_offset_breaks(segments.offsets, k, m, n, sd::offsets_rule::reduce))
+        return sd::segment_offsets_error(fn, k, static_cast<std::int64_t>(segments.offsets[k - 1]),
+                                         static_cast<std::int64_t>(segments.offsets[k]), m, n);
     parallel_for((m + reduce_segments_per_task - 1) / reduce_segments_per_task, [&](std::int64_t t) {
       Op local_op = op;
       const std::int64_t last = std::min(m, (t + 1) * reduce_segments_per_task);
@@ -112,11 +112,13 @@ status segmented_reduce(const char* fn, void* temp, std::size_t& temp_bytes, InI
 // out[k] = init (+) in[s_k] (+) ... (+) in[e_k - 1] for every segment k
 // (init for an empty one). Two-phase: temp == nullptr -> temp_bytes. When
 // num_segments is not null, *num_segments receives the number of segments
-// (the number of values written). out must not overlap in.
+// (the number of values written). out must not overlap in. Offsets that
+// decrease are always named (options.checked asks nothing more here).
 template <class InIt, class OutIt, class Segments, class Init, class Op = streamscan::plus>
 [[nodiscard]] status segmented_reduce(void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,
                                       Segments segments, Init init, Op op = {},
-                                      std::int64_t* num_segments = nullptr) {
+                                      std::int64_t* num_segments = nullptr, segmented_reduce_options options = {}) {
+  (void)options;
   using A = accumulator_t<Op, InIt, OutIt, Init>;
   return detail::segmented_reduce<A>("streamscan::cpu::segmented_reduce", temp, temp_bytes, in, out, n, segments,
                                      static_cast<A>(init), op, num_segments);
@@ -126,9 +128,9 @@ template <class InIt, class OutIt, class Segments, class Init, class Op = stream
 template <class InIt, class OutIt, class Segments, class Init, class Op = streamscan::plus,
           class = std::enable_if_t<streamscan::detail::is_iterator_v<InIt>>>
 void segmented_reduce(InIt in, OutIt out, std::int64_t n, Segments segments, Init init, Op op = {},
-                      std::int64_t* num_segments = nullptr) {
+                      std::int64_t* num_segments = nullptr, segmented_reduce_options options = {}) {
   detail::with_heap_scratch([&](void* t, std::size_t& b) {
-    return segmented_reduce(t, b, in, out, n, segments, init, op, num_segments);
+    return segmented_reduce(t, b, in, out, n, segments, init, op, num_segments, options);
   });
 }
 

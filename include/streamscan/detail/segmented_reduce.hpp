@@ -7,7 +7,8 @@
 // left to right (op need not commute), init alone for an empty segment.
 //   segment_offsets{o, m}: m outputs, segment k = [o[k], o[k+1]) clamped to
 //     [0, n]; offsets must not decrease (the CPU back end names one that
-//     does; the GPU trusts them). Empty segments get init.
+//     does, the GPU too in checked mode: segmented_reduce_options). Empty
+//     segments get init.
 //   head_flags / head_bits: one output per segment, in order; element 0
 //     always starts one; a segment ends before the next head or at n. The
 //     number of segments is what the caller may not know: the calls write it

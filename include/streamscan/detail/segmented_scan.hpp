@@ -224,12 +224,19 @@ inline status segment_offsets_error(const char* fn, std::int64_t k, std::int64_t
                                   ", not n = " + std::to_string(n));
 }
 
-// Whether entry k of m + 1 offsets breaks the documented shape.
+// The shape segment_offsets must have: a segmented scan's (o[0] = 0, never
+// decreasing, o[m] = n), or a segmented reduction's (never decreasing; its
+// entries are clamped to [0, n]).
+enum class offsets_rule { scan, reduce };
+
+// Whether entry k of m + 1 offsets breaks the rule's shape.
 template <class OffsetIt>
-STREAMSCAN_HOST_DEVICE bool segment_offset_breaks(OffsetIt offsets, std::int64_t k, std::int64_t m, std::int64_t n) {
+STREAMSCAN_HOST_DEVICE bool segment_offset_breaks(OffsetIt offsets, std::int64_t k, std::int64_t m, std::int64_t n,
+                                                  offsets_rule rule = offsets_rule::scan) {
   const auto here = static_cast<std::int64_t>(offsets[k]);
-  if (k == 0 && here != 0) return true;
   if (k > 0 && here < static_cast<std::int64_t>(offsets[k - 1])) return true;
+  if (rule == offsets_rule::reduce) return false;
+  if (k == 0 && here != 0) return true;
   return k == m && here != n;
 }
 

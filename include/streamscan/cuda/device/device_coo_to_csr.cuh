@@ -104,6 +104,19 @@ template <class I, class V, class O>
     return status::ok();
   }
   if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
+  {
+    detail::device_facts facts;
+    if (status s = detail::current_device_facts(fn, facts); !s) return s;
+    if (status s = detail::check_accessible_args(fn, facts, "row_offsets", row_offsets, "num_entries", num_entries,
+                                                 "temp", temp);
+        !s)
+      return s;
+    if (nnz > 0)
+      if (status s = detail::check_accessible_args(fn, facts, "coo_rows", coo_rows, "coo_cols", coo_cols, "coo_values",
+                                                   coo_values, "columns", columns, "values", values);
+          !s)
+        return s;
+  }
 
   unsigned char* base = static_cast<unsigned char*>(detail::aligned_256(temp));
   if (opt.checked && nnz > 0)  // before anything is written; the keys' room holds the record

@@ -191,6 +191,12 @@ status split_and_segment(const char* fn, void* temp, std::size_t& temp_bytes, In
   }
   if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
   if (n == 0) return status::ok();
+  device_facts facts;
+  if (status s = current_device_facts(fn, facts); !s) return s;
+  if (status s = check_accessible_args(fn, facts, "in", in, "flags", flags, "heads", heads.flags, "out", out,
+                                       "heads_out", heads_out, "temp", temp);
+      !s)
+    return s;
   unsigned char* p = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(temp) + 255) / 256 * 256);
   before = reinterpret_cast<counts*>(p);
   after = reinterpret_cast<counts*>(p + array_bytes);

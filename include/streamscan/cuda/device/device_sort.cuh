@@ -13,7 +13,10 @@
 //     digit), split ([ScanPrimitives]: one split per bit).
 // quicksort ([ScanPrimitives] 4.1): segmented-scan quicksort; any trivially-copyable key with
 //   a strict weak order `less`. It reads a flag back after every round ("is
-//   every segment sorted?"), so it waits for the stream while it runs.
+//   every segment sorted?"), so it waits for the stream while it runs. A
+//   `less` that is not a strict weak order shows only by running: after 2n
+//   rounds the call stops with an invalid_argument naming 'less', and out
+//   then holds a permutation of the keys (none lost, their order unspecified).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -35,6 +35,7 @@
 #include "../../status.hpp"
 #include "../device/device_scan.cuh"
 #include "../device/device_segmented_scan.cuh"
+#include "dispatch_segmented_scan.cuh"
 #include "../kernels/segment_kernels.cuh"
 #include "../kernels/segmented_reduce_kernels.cuh"
 #include "../util/runtime.cuh"
@@ -44,18 +45,20 @@ namespace streamscan::cuda::detail {
 template <class A, class InIt, class OutIt, class Segments, class Op>
 status dispatch_segmented_reduce(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt out,
                                  std::int64_t n, const Segments& segments, A init, Op op,
-                                 std::int64_t* num_segments, cudaStream_t stream) {
+                                 std::int64_t* num_segments, cudaStream_t stream, segmented_reduce_options opt) {
   namespace sd = streamscan::detail;
   static_assert(std::is_trivially_copyable_v<A>, "streamscan: the accumulator type must be trivially copyable");
   if (status s = sd::validate_segmented_reduce(fn, in, out, n, segments, temp == nullptr); !s) return s;
   constexpr bool by_offsets = sd::is_segment_offsets<Segments>::value;
   constexpr bool by_flags = std::is_same_v<Segments, head_flags>;
   // Temp, each part 256-byte aligned: head bits (flags are packed here), the
-  // scan, the running head count per word, then the inner calls' temp.
+  // scan, the running head count per word (offsets in checked mode: the
+  // verdict's 3 words), then the inner calls' temp.
   const std::int64_t words = by_offsets ? 0 : (n + 31) / 32;
   const std::size_t bits_bytes = by_flags ? sd::temp_bytes_for<std::uint32_t>(words) : 0;
   const std::size_t scan_bytes = sd::temp_bytes_for<A>(n);
-  const std::size_t count_bytes = by_offsets ? 0 : sd::temp_bytes_for<std::int64_t>(words);
+  const std::size_t count_bytes =
+      by_offsets ? (opt.checked ? 256 : 0) : sd::temp_bytes_for<std::int64_t>(words);
   auto* base = temp == nullptr
                    ? nullptr
                    : reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(temp) + 255) / 256 * 256);
@@ -116,6 +119,13 @@ status dispatch_segmented_reduce(const char* fn, void* temp, std::size_t& temp_b
   }
   if (status s = check_device_accessible(fn, "out", out, facts); !s) return s;
   if (status s = check_segments_accessible(fn, segments, facts); !s) return s;
+  if constexpr (by_offsets) {
+    if (opt.checked)
+      if (status s = check_offsets_on_device(fn, segments, n, sd::offsets_rule::reduce,
+                                             reinterpret_cast<unsigned long long*>(heads_through), stream);
+          !s)
+        return s;
+  }
 
   if constexpr (by_flags) {
     // A warp per 1024 flags, 8 warps a block.

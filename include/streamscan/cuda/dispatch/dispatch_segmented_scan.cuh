@@ -127,12 +127,13 @@ status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t
 // temp storage), then one wait for the verdict.
 template <class OffsetIt>
 status check_offsets_on_device(const char* fn, const segment_offsets<OffsetIt>& segments, std::int64_t n,
-                               unsigned long long* record, cudaStream_t stream) {
+                               streamscan::detail::offsets_rule rule, unsigned long long* record,
+                               cudaStream_t stream) {
   const std::int64_t m = segments.num_segments;
   unsigned long long found[3] = {0, 0, 0};
   const status s = device_check(fn, "the offsets check", record, stream, found, [&] {
     status launched = launch(fn, "check_segment_offsets_kernel", check_segment_offsets_kernel<OffsetIt>,
-                             grid_for(m + 1, 4096), 256, stream, segments.offsets, m, n, record);
+                             grid_for(m + 1, 4096), 256, stream, segments.offsets, m, n, rule, record);
     if (launched)
       launched = launch(fn, "describe_segment_offset_kernel", describe_segment_offset_kernel<OffsetIt>, 1, 1, stream,
                         segments.offsets, record);
@@ -170,7 +171,10 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
   // Temp: the head bits the description is read through (head_flags and
   // offsets are converted; 256-byte aligned size), then the pair scan's.
   const std::size_t words = sd::head_bit_words(segments, n);
-  const std::size_t bits_bytes = (words * 4 + 255) / 256 * 256;
+  // Checked mode's verdict sits where the bits go next: room for it even at n == 0.
+  constexpr bool by_offsets = sd::is_segment_offsets<Segments>::value;
+  const bool check_offsets = by_offsets && opt.checked;
+  const std::size_t bits_bytes = std::max<std::size_t>((words * 4 + 255) / 256 * 256, check_offsets ? 256 : 0);
   // The pair scan's temp follows the bits; the inner dispatch aligns its own start.
   auto* base = temp == nullptr ? nullptr
                                : reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(temp) + 255) / 256 * 256);
@@ -201,25 +205,28 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
     return status::ok();
   }
   if (status s = sd::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
-  if (n == 0) return status::ok();
+  if (n == 0 && !check_offsets) return status::ok();
   // The pair iterators hide the caller's pointers from dispatch_scan's checks.
   device_facts facts;
   if (status s = current_device_facts(fn, facts); !s) return s;
-  if (status s = check_device_accessible(fn, "in", in, facts); !s) return s;
-  if (status s = check_device_accessible(fn, "out", out, facts); !s) return s;
+  if (n > 0)
+    if (status s = check_accessible_args(fn, facts, "in", in, "out", out); !s) return s;
   if (status s = check_segments_accessible(fn, segments, facts); !s) return s;
-  if constexpr (sd::is_segment_offsets<Segments>::value) {
-    if (opt.checked)  // the record sits where the head bits go next (at least 256 bytes)
-      if (status s = check_offsets_on_device(fn, segments, n, reinterpret_cast<unsigned long long*>(bits), stream); !s)
+  if constexpr (by_offsets) {
+    if (check_offsets)
+      if (status s = check_offsets_on_device(fn, segments, n, sd::offsets_rule::scan,
+                                             reinterpret_cast<unsigned long long*>(bits), stream);
+          !s)
         return s;
   }
+  if (n == 0) return status::ok();
   if (words > 0) {
     if (const cudaError_t e = cudaMemsetAsync(bits, 0, words * 4, stream); e != cudaSuccess) {
       cudaGetLastError();
       return cuda_status(fn, "clearing the head bits (cudaMemsetAsync)", e);
     }
   }
-  if constexpr (sd::is_segment_offsets<Segments>::value) {
+  if constexpr (by_offsets) {
     const std::int64_t m = segments.num_segments;
     const std::int64_t grid = m == 0 ? 0 : (m + 255) / 256 < 4096 ? (m + 255) / 256 : 4096;
     if (status s = launch(fn, "mark_segment_heads_kernel", mark_segment_heads_kernel<decltype(segments.offsets)>,

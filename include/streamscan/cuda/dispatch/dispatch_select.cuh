@@ -185,6 +185,28 @@ constexpr int select_default_cc() {
   return pipelined_select_fits<Source>::value ? 1 << 30 : 0;
 }
 
+// The arrays a source reads or writes beside `in` and `out` (flags; a pair's
+// values), held to the same rule: memory the GPU can reach.
+template <class S, class = void>
+struct source_reads_flags : std::false_type {};
+template <class S>
+struct source_reads_flags<S, std::void_t<decltype(std::declval<const S&>().flags)>> : std::true_type {};
+template <class S, class = void>
+struct source_moves_values : std::false_type {};
+template <class S>
+struct source_moves_values<S, std::void_t<decltype(std::declval<const S&>().values_out)>> : std::true_type {};
+
+template <class Source>
+status check_source_arrays(const char* fn, const Source& src, const device_facts& facts) {
+  if constexpr (source_reads_flags<Source>::value)
+    if (status s = check_device_accessible(fn, "flags", src.flags, facts); !s) return s;
+  if constexpr (source_moves_values<Source>::value) {
+    if (status s = check_device_accessible(fn, "values", src.values, facts); !s) return s;
+    if (status s = check_device_accessible(fn, "values_out", src.values_out, facts); !s) return s;
+  }
+  return status::ok();
+}
+
 template <class C, select_call Call, class Source, class CountSource, class InIt, class OutIt>
 status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes, const Source& src,
                              const CountSource& count_src, const InIt& in, const OutIt& out, std::int64_t n,
@@ -209,8 +231,11 @@ status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes
     required = pred_bytes + counter_bytes + scan_bytes;
   }
   device_facts facts;
-  if (temp != nullptr)
+  if (temp != nullptr) {
     if (status s = current_device_facts(fn, facts); !s) return s;
+    if (n > 0)
+      if (status s = check_source_arrays(fn, src, facts); !s) return s;
+  }
   bool proceed = false;
   void* aligned = nullptr;
   if (status s = check_temp_and_pointers(fn, temp, temp_bytes, required, in, out, n, facts, aligned, proceed); !s)

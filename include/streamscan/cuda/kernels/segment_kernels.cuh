@@ -23,13 +23,13 @@ __global__ void mark_segment_heads_kernel(OffsetIt offsets, std::int64_t num_seg
 }
 
 // Checked mode: record[0] becomes the smallest k in [0, m] whose offset
-// breaks the documented shape (left at all ones when none does).
+// breaks the rule's shape (left at all ones when none does).
 template <class OffsetIt>
 __global__ void check_segment_offsets_kernel(OffsetIt offsets, std::int64_t num_segments, std::int64_t n,
-                                             unsigned long long* record) {
+                                             streamscan::detail::offsets_rule rule, unsigned long long* record) {
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
   for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k <= num_segments; k += stride)
-    if (streamscan::detail::segment_offset_breaks(offsets, k, num_segments, n))
+    if (streamscan::detail::segment_offset_breaks(offsets, k, num_segments, n, rule))
       atomicMin(record, static_cast<unsigned long long>(k));
 }
 

@@ -89,6 +89,16 @@ status check_device_accessible(const char* fn, const char* arg, const It& it, co
   }
 }
 
+// check_device_accessible over (name, pointer) pairs, in order: the first
+// failure is returned.
+inline status check_accessible_args(const char*, const device_facts&) { return status::ok(); }
+template <class It, class... Rest>
+status check_accessible_args(const char* fn, const device_facts& facts, const char* arg, const It& it,
+                             const Rest&... rest) {
+  if (status s = check_device_accessible(fn, arg, it, facts); !s) return s;
+  return check_accessible_args(fn, facts, rest...);
+}
+
 // Temp storage is laid out in 256-byte aligned pieces.
 inline std::size_t round_up_256(std::size_t b) { return (b + 255) / 256 * 256; }
 inline void* aligned_256(void* p) {
