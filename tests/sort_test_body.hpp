@@ -41,6 +41,7 @@
 #include "common/backend_fixture.hpp"
 #include "common/random.hpp"
 #include "common/sort_oracle.hpp"
+#include "common/tu_backend.hpp"
 
 namespace streamscan_test {
 
@@ -579,6 +580,55 @@ void check_sort_errors() {
   }
 }
 
+// A null half of a double_buffer, which the adapter's own arrays cannot be:
+// refused with the argument it stands for named (current: keys_in /
+// values_in; alternate: keys_out / values_out) whichever buffer the selector
+// makes current; no buffer written, no selector changed.
+template <class Backend>
+void check_sort_double_buffer_nulls() {
+  namespace ss = streamscan;
+  ASSERT_STREQ(Backend::name, tu_backend::name) << "a CUDA translation unit runs the CUDA back end";
+  const std::int64_t n = 1000;
+  std::vector<std::uint32_t> keys(n), values(n), poisoned(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    keys[i] = static_cast<std::uint32_t>(n - i);
+    values[i] = static_cast<std::uint32_t>(i);
+  }
+  poison(poisoned);
+  tu_backend::array<std::uint32_t> k0(keys), k1(poisoned), v0(values), v1(poisoned);
+  std::size_t bytes = 0;
+  {
+    ss::double_buffer<std::uint32_t> kdb(k0.data(), k1.data()), vdb(v0.data(), v1.data());
+    ASSERT_TRUE(tu_backend::api::radix_sort_pairs(nullptr, bytes, kdb, vdb, n).is_ok());  // more than keys alone
+  }
+  tu_backend::array<unsigned char> temp{std::vector<unsigned char>(bytes)};
+  const char* const names[] = {"keys_in", "keys_out", "values_in", "values_out"};
+  for (const int selector : {0, 1}) {
+    for (int half = 0; half < 4; ++half) {  // keys' current, keys' alternate, values' current, values' alternate
+      for (const bool pairs : {false, true}) {
+        if (!pairs && half >= 2) continue;
+        ss::double_buffer<std::uint32_t> kdb(k0.data(), k1.data()), vdb(v0.data(), v1.data());
+        kdb.selector = vdb.selector = selector;
+        (half < 2 ? kdb : vdb).buffers[(selector + half) & 1] = nullptr;
+        std::size_t given = bytes;
+        const ss::status s = pairs ? tu_backend::api::radix_sort_pairs(temp.data(), given, kdb, vdb, n)
+                                   : tu_backend::api::radix_sort_keys(temp.data(), given, kdb, n);
+        const std::string needle = std::string("argument '") + names[half] + "' is a null pointer";
+        const std::string where = std::string(pairs ? "radix_sort_pairs" : "radix_sort_keys") + " selector " +
+                                  std::to_string(selector) + " expecting \"" + needle + "\"";
+        EXPECT_EQ(s.code(), ss::errc::invalid_argument) << s.message() << " | " << where;
+        EXPECT_NE(s.message().find(needle), std::string::npos) << s.message() << " | " << where;
+        EXPECT_EQ(kdb.selector, selector) << where;
+        EXPECT_EQ(vdb.selector, selector) << where;
+      }
+    }
+  }
+  EXPECT_EQ(k0.values(), keys) << "keys written";
+  EXPECT_EQ(v0.values(), values) << "values written";
+  EXPECT_TRUE(still_poisoned(k1.values())) << "keys' alternate written";
+  EXPECT_TRUE(still_poisoned(v1.values())) << "values' alternate written";
+}
+
 using sort_key_types = ::testing::Types<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, std::int8_t,
                                         std::int16_t, std::int32_t, std::int64_t, float, double>;
 
@@ -626,4 +676,8 @@ void expect_sort_overlaps_refused(std::uint32_t* p, KeysDb keys_db, Pairs pairs)
   TEST(Suite##_errors, BadArgumentsAreNamedAndNothingIsWritten) {                                      \
     if (!Backend::available()) GTEST_SKIP() << "no " << Backend::name << " device";                    \
     streamscan_test::check_sort_errors<Backend>();                                                     \
+  }                                                                                                    \
+  TEST(Suite##_errors, NullHalfOfADoubleBufferIsNamed) {                                               \
+    if (!Backend::available()) GTEST_SKIP() << "no " << Backend::name << " device";                    \
+    streamscan_test::check_sort_double_buffer_nulls<Backend>();                                        \
   }

@@ -35,6 +35,7 @@
 #include "common/backend_fixture.hpp"
 #include "common/random.hpp"
 #include "common/spmv_oracle.hpp"
+#include "common/tu_backend.hpp"
 
 namespace streamscan_test {
 
@@ -137,6 +138,10 @@ void check_spmv_errors() {
   expect_error(broken, {}, spmv_null::none, "'A.cols' is negative");
   broken.cols = 0;  // every column index would be outside: x is not read past its end
   expect_error(broken, {}, spmv_null::none, "in a matrix of 0 columns");
+  if constexpr (std::is_same_v<I, std::int32_t>) {  // the last column's index past int32 (x is not read)
+    broken.cols = (std::int64_t{1} << 31) + 1;
+    expect_error(broken, {}, spmv_null::none, "'A.cols' (2147483649) does not fit the column indices' type");
+  }
   broken = good;
   broken.rows = -1;
   expect_error(broken, {}, spmv_null::none, "'A.rows' is negative");
@@ -155,6 +160,47 @@ void check_spmv_errors() {
   broken = good;
   broken.columns[0] = -1;
   expect_error(broken, checked, spmv_null::none, "is -1, outside");
+}
+
+// What the adapter cannot pass: x and y in one array of the back end, refused
+// where they overlap; and A.nnz past the row offsets' type, refused before
+// any array is read (so the arrays need not be that long). Nothing written.
+template <class Backend, class T>
+void check_spmv_overlaps_and_type_fit() {
+  using V = typename T::value;
+  using O = typename T::offset;
+  using I = typename T::index;
+  namespace ss = streamscan;
+  ASSERT_STREQ(Backend::name, tu_backend::name) << "a CUDA translation unit runs the CUDA back end";
+  auto rng = make_rng(std::string("spmv.overlaps.") + Backend::name + typeid(T).name());
+  const auto good = random_csr<V, O, I>(rng, 300, 200, 9);
+  tu_backend::array<O> offsets(good.offsets);
+  tu_backend::array<I> columns(good.columns);
+  tu_backend::array<V> values(good.values);
+  const std::vector<V> host = random_vector<V>(rng, good.rows + good.cols);  // x and y
+  tu_backend::array<V> xy(host);
+  V* const base = xy.data();
+  const ss::csr_view<V, O, I> a{good.rows, good.cols, good.nnz(), offsets.data(), columns.data(), values.data()};
+  std::size_t bytes = 0;
+  ASSERT_TRUE(tu_backend::api::spmv(nullptr, bytes, a, base, base + good.cols, V(1), V(1)).is_ok());
+  tu_backend::array<unsigned char> temp{std::vector<unsigned char>(bytes)};
+  auto expect_error = [&](const ss::csr_view<V, O, I>& view, const V* x, V* y, const std::string& needle) {
+    std::size_t given = bytes;
+    const ss::status s = tu_backend::api::spmv(temp.data(), given, view, x, y, V(1), V(1));
+    EXPECT_EQ(s.code(), ss::errc::invalid_argument) << needle << ": " << s.message();
+    EXPECT_NE(s.message().find(needle), std::string::npos) << s.message();
+  };
+  const std::string overlap = "arguments 'x' and 'y' overlap";
+  expect_error(a, base, base, overlap);
+  expect_error(a, base, base + good.cols - 1, overlap);  // y starts at x's last element
+  expect_error(a, base + good.rows - 1, base, overlap);  // x starts at y's last element
+  if constexpr (std::is_same_v<O, std::int32_t>) {
+    auto wide = a;
+    wide.nnz = std::int64_t{1} << 31;
+    expect_error(wide, base, base + good.cols, "argument 'A.nnz' (2147483648) does not fit the row offsets' type");
+  }
+  const std::vector<V> after = xy.values();
+  EXPECT_EQ(std::memcmp(after.data(), host.data(), host.size() * sizeof(V)), 0) << "x or y written on error";
 }
 
 // coo_to_csr against the oracle: rows left empty, forced duplicates (small
@@ -234,5 +280,8 @@ void check_coo_to_csr_errors() {
   TYPED_TEST_SUITE(Suite, streamscan_test::spmv_type_list);                                             \
   TYPED_TEST(Suite, shapes_scalars_strategies) { streamscan_test::check_spmv_shapes<Backend, TypeParam>(); } \
   TYPED_TEST(Suite, bad_input) { streamscan_test::check_spmv_errors<Backend, TypeParam>(); }               \
+  TYPED_TEST(Suite, overlaps_and_type_fit) {                                                            \
+    streamscan_test::check_spmv_overlaps_and_type_fit<Backend, TypeParam>();                            \
+  }                                                                                                     \
   TEST(Suite##_coo, builds_csr_and_sums_duplicates) { streamscan_test::check_coo_to_csr_all<Backend>(); } \
   TEST(Suite##_coo, bad_arguments_are_named) { streamscan_test::check_coo_to_csr_errors<Backend>(); }

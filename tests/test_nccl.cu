@@ -459,4 +459,145 @@ TEST_F(nccl_test, ShortCapacityMakesAnIncompletePlacement) {
   });
 }
 
+// Bad arguments on one rank of the two-phase forms, whose size query reports
+// none: every rank gets the error (the others with the rank's number), and no
+// rank writes its output or its placement.
+TEST_F(nccl_test, BadArgumentOnOneRankOfScansAndCompactionsWritesNothing) {
+  enum class call { inclusive, exclusive, select_if, select_flagged };
+  enum class fault { null_in, null_out, null_flags, negative_n, negative_capacity };
+  const struct {
+    call kind;
+    fault bad;
+    const char* text;
+  } cases[] = {
+      {call::inclusive, fault::null_in, "argument 'in' is a null pointer"},
+      {call::inclusive, fault::null_out, "argument 'out' is a null pointer"},
+      {call::exclusive, fault::negative_n, "argument 'n' is negative (-5)"},
+      {call::exclusive, fault::null_out, "argument 'out' is a null pointer"},
+      {call::select_if, fault::null_in, "argument 'in' is a null pointer"},
+      {call::select_if, fault::null_out, "argument 'out' is a null pointer"},
+      {call::select_if, fault::negative_n, "argument 'n' is negative (-5)"},
+      {call::select_if, fault::negative_capacity, "argument 'capacity' is negative (-1)"},
+      {call::select_flagged, fault::null_flags, "argument 'flags' is a null pointer"},
+      {call::select_flagged, fault::null_out, "argument 'out' is a null pointer"},
+  };
+  for_each_group([&](group& g) {
+    const int bad = std::min(1, g.size() - 1);
+    const std::int64_t n = 1000;
+    for (const auto& c : cases) {
+      SCOPED_TRACE(c.text);
+      std::vector<ss::status> got(static_cast<std::size_t>(g.size()));
+      std::vector<std::string> written(got.size());
+      expect_all_ok(g.run([&](const rank_env& env, auto comm) {
+        const bool broken = env.rank == bad;
+        device_buffer<std::int32_t> in(n), out(n);
+        device_buffer<std::uint8_t> flags(n);
+        STREAMSCAN_TEST_CUDA(cudaMemset(in.get(), 0, n * sizeof(std::int32_t)));  // every element selected
+        STREAMSCAN_TEST_CUDA(cudaMemset(flags.get(), 1, n));
+        STREAMSCAN_TEST_CUDA(cudaMemset(out.get(), 0x5A, n * sizeof(std::int32_t)));
+        const std::int32_t* pin = broken && c.bad == fault::null_in ? nullptr : in.get();
+        std::int32_t* pout = broken && c.bad == fault::null_out ? nullptr : out.get();
+        const std::uint8_t* pflags = broken && c.bad == fault::null_flags ? nullptr : flags.get();
+        const std::int64_t my_n = broken && c.bad == fault::negative_n ? -5 : n;
+        const std::int64_t capacity = broken && c.bad == fault::negative_capacity ? -1 : n;
+        ss::nccl::rank_placement placement;
+        placement.count = -7;
+        auto invoke = [&](void* t, std::size_t& b) {
+          switch (c.kind) {
+            case call::inclusive: return ss::nccl::inclusive_scan(t, b, pin, pout, my_n, ss::plus{}, comm, env.stream);
+            case call::exclusive:
+              return ss::nccl::exclusive_scan(t, b, pin, pout, my_n, 0, ss::plus{}, comm, env.stream);
+            case call::select_if:
+              return ss::nccl::select_if(t, b, pin, pout, my_n, capacity, below{1}, placement, comm, env.stream);
+            default:
+              return ss::nccl::select_flagged(t, b, pin, pflags, pout, my_n, capacity, placement, comm, env.stream);
+          }
+        };
+        std::size_t bytes = 0;
+        ss::status s = invoke(nullptr, bytes);
+        if (s) {
+          device_buffer<unsigned char> temp(bytes);
+          s = invoke(temp.get(), bytes);
+          STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(env.stream));
+        }
+        got[env.rank] = s;
+        std::vector<std::int32_t> after;
+        out.download(after);
+        if (after != std::vector<std::int32_t>(n, 0x5A5A5A5A)) written[env.rank] = "output";
+        if (placement.count != -7) written[env.rank] = "placement";
+      }));
+      for (int r = 0; r < g.size(); ++r) {
+        EXPECT_EQ(got[r].code(), ss::errc::invalid_argument) << "rank " << r << ": " << got[r].message();
+        EXPECT_NE(got[r].message().find(c.text), std::string::npos) << "rank " << r << ": " << got[r].message();
+        if (r != bad)
+          EXPECT_NE(got[r].message().find("on rank " + std::to_string(bad)), std::string::npos) << got[r].message();
+        EXPECT_EQ(written[r], "") << "rank " << r << " wrote its " << written[r];
+      }
+    }
+  });
+}
+
+// A placement that the compaction could not have returned, on one rank:
+// rebalance refuses on every rank, naming 'placement', and writes nothing.
+TEST_F(nccl_test, CorruptedPlacementIsRefusedOnEveryRank) {
+  enum class corruption { offsets_missing, first_offset, negative_count, total, offset, count, other_offsets };
+  const struct {
+    corruption kind;
+    const char* text;
+  } cases[] = {
+      {corruption::offsets_missing, "argument 'placement' has "},
+      {corruption::first_offset, "argument 'placement' has offsets[0] = -1, not 0"},
+      {corruption::negative_count, "a negative count"},
+      {corruption::total, "argument 'placement' has total "},
+      {corruption::offset, "argument 'placement' gives this rank"},
+      {corruption::count, "argument 'placement' gives this rank"},
+      {corruption::other_offsets, "argument 'placement' is not the same on every rank"},
+  };
+  for_each_group([&](group& g) {
+    const int ranks = g.size(), bad = std::min(1, ranks - 1);
+    const std::int64_t n = 100;
+    for (const auto& c : cases) {
+      if (c.kind == corruption::other_offsets && ranks < 2) continue;
+      SCOPED_TRACE(c.text);
+      std::vector<ss::status> got(static_cast<std::size_t>(ranks));
+      std::vector<std::string> written(got.size());
+      expect_all_ok(g.run([&](const rank_env& env, auto comm) {
+        device_buffer<std::int32_t> in(n), out(n), mine(n);
+        STREAMSCAN_TEST_CUDA(cudaMemset(in.get(), 0, n * sizeof(std::int32_t)));  // every element selected
+        STREAMSCAN_TEST_CUDA(cudaMemset(mine.get(), 0x5A, n * sizeof(std::int32_t)));
+        ss::nccl::rank_placement p = ss::nccl::select_if(in.get(), out.get(), n, n, below{1}, comm, env.stream);
+        if (env.rank == bad) {
+          std::vector<std::int64_t>& o = p.offsets;
+          switch (c.kind) {
+            case corruption::offsets_missing: o.pop_back(); break;
+            case corruption::first_offset: o[0] = -1; break;
+            case corruption::negative_count: o[bad + 1] = o[bad] - 1; break;
+            case corruption::total: p.total += 1; break;
+            case corruption::offset: p.offset += 1; break;
+            case corruption::count: p.count -= 1; break;
+            default:  // one element moves from rank 1 to rank 0: consistent here, not with the others
+              o[1] += 1;
+              p.offset = o[bad];
+              p.count = o[bad + 1] - o[bad];
+          }
+        }
+        std::int64_t count = -7;
+        got[env.rank] = ss::nccl::rebalance(out.get(), mine.get(), n, p, count, comm, env.stream);
+        STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(env.stream));
+        std::vector<std::int32_t> after;
+        mine.download(after);
+        if (after != std::vector<std::int32_t>(n, 0x5A5A5A5A)) written[env.rank] = "output";
+        if (count != -7) written[env.rank] = "count";
+      }));
+      for (int r = 0; r < ranks; ++r) {
+        EXPECT_EQ(got[r].code(), ss::errc::invalid_argument) << "rank " << r << ": " << got[r].message();
+        EXPECT_NE(got[r].message().find(c.text), std::string::npos) << "rank " << r << ": " << got[r].message();
+        if (r != bad && c.kind != corruption::other_offsets)
+          EXPECT_NE(got[r].message().find("on rank " + std::to_string(bad)), std::string::npos) << got[r].message();
+        EXPECT_EQ(written[r], "") << "rank " << r << " wrote its " << written[r];
+      }
+    }
+  });
+}
+
 }  // namespace

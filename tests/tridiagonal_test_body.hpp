@@ -24,6 +24,7 @@
 #include <random>
 #include <string>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include <streamscan/status.hpp>
@@ -32,6 +33,7 @@
 #include "common/backend_fixture.hpp"
 #include "common/random.hpp"
 #include "common/tridiagonal_oracle.hpp"
+#include "common/tu_backend.hpp"
 
 namespace streamscan_test {
 
@@ -233,6 +235,59 @@ void check_tridiagonal_errors() {
   }
 }
 
+// Overlaps, which the adapter's own arrays cannot make: b, the diagonals and
+// x in one array of the back end. x over b (not equal to it) or over a
+// diagonal is refused by name and nothing is written; x just past the upper
+// diagonal is fine.
+template <class Backend, class T>
+void check_tridiagonal_overlaps() {
+  namespace ss = streamscan;
+  ASSERT_STREQ(Backend::name, tu_backend::name) << "a CUDA translation unit runs the CUDA back end";
+  auto rng = make_rng(std::string("tridiagonal.overlaps.") + Backend::name + typeid(T).name());
+  const auto good = random_tridiagonal<T>(rng, 100, 6, ss::tridiagonal_layout::strided);
+  const auto b = random_rhs(rng, good);
+  const auto e = static_cast<std::ptrdiff_t>(b.size());  // what x, b and each diagonal span
+  // [b][A.lower][A.diagonal][A.upper][room for x]
+  std::vector<T> host = b;
+  for (const auto* part : {&good.lower, &good.diagonal, &good.upper})
+    host.insert(host.end(), part->begin(), part->end());
+  host.resize(host.size() + b.size(), poison_value<T>());
+  tu_backend::array<T> m(host);
+  T* const base = m.data();
+  const std::pair<const char*, T*> diagonals[] = {
+      {"A.lower", base + e}, {"A.diagonal", base + 2 * e}, {"A.upper", base + 3 * e}};
+  ss::tridiagonal_view<T> a = good.shape;
+  a.lower = diagonals[0].second;
+  a.diagonal = diagonals[1].second;
+  a.upper = diagonals[2].second;
+  T* const room = base + 4 * e;
+  std::size_t bytes = 0;
+  ASSERT_TRUE(tu_backend::api::tridiagonal_solve<T>(nullptr, bytes, a, base, room).is_ok());
+  tu_backend::array<unsigned char> temp{std::vector<unsigned char>(bytes)};
+  auto expect_error = [&](const T* bp, T* xp, const std::string& needle) {
+    std::size_t given = bytes;
+    const ss::status s = tu_backend::api::tridiagonal_solve<T>(temp.data(), given, a, bp, xp);
+    EXPECT_EQ(s.code(), ss::errc::invalid_argument) << needle << ": " << s.message();
+    EXPECT_NE(s.message().find(needle), std::string::npos) << s.message();
+  };
+  const std::string b_and_x = "arguments 'b' and 'x' overlap without being equal";
+  expect_error(base, base + 1, b_and_x);
+  expect_error(base + 1, base, b_and_x);
+  expect_error(base, base + e - 1, b_and_x);  // one element in common
+  for (const auto& [name, p] : diagonals) {  // x is the diagonal, or starts at its last element
+    expect_error(base, p, std::string("arguments 'x' and '") + name + "' overlap");
+    expect_error(base, p + e - 1, std::string("arguments 'x' and '") + name + "' overlap");
+  }
+  const std::vector<T> after = m.values();
+  EXPECT_EQ(std::memcmp(after.data(), host.data(), host.size() * sizeof(T)), 0) << "written on error";
+
+  std::size_t given = bytes;
+  const ss::status s = tu_backend::api::tridiagonal_solve<T>(temp.data(), given, a, base, room);
+  ASSERT_TRUE(s.is_ok()) << s.message();
+  const std::vector<T> solved = m.values();
+  expect_tridiagonal(good, b, std::vector<T>(solved.begin() + 4 * e, solved.end()), "x right after A.upper");
+}
+
 }  // namespace streamscan_test
 
 #define STREAMSCAN_TRIDIAGONAL_TESTS(Suite, Backend)                                                         \
@@ -244,4 +299,7 @@ void check_tridiagonal_errors() {
   TYPED_TEST(Suite, batches_and_right_hand_sides) {                                                          \
     streamscan_test::check_tridiagonal_batches<Backend, TypeParam>();                                        \
   }                                                                                                          \
-  TYPED_TEST(Suite, bad_input) { streamscan_test::check_tridiagonal_errors<Backend, TypeParam>(); }
+  TYPED_TEST(Suite, bad_input) { streamscan_test::check_tridiagonal_errors<Backend, TypeParam>(); }          \
+  TYPED_TEST(Suite, overlapping_arguments) {                                                                 \
+    streamscan_test::check_tridiagonal_overlaps<Backend, TypeParam>();                                       \
+  }

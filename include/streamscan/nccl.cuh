@@ -107,6 +107,7 @@ template <class InIt, class OutIt, class Pred, class Comm>
   return detail::with_communicator(fn, comm, [&](const auto& c) {
     return cuda::detail::ranked_compaction<V>(
         fn, "select_if", temp, temp_bytes, n, capacity,
+        [&] { return cuda::detail::compaction_arguments(fn, in, out, n, capacity); },
         [&](void* t, std::size_t& b, std::int64_t* count) {
           return cuda::select_if(t, b, in, out, n, capacity, count, pred, stream, opt);
         },
@@ -123,6 +124,10 @@ template <class InIt, class FlagIt, class OutIt, class Comm>
   return detail::with_communicator(fn, comm, [&](const auto& c) {
     return cuda::detail::ranked_compaction<V>(
         fn, "select_flagged", temp, temp_bytes, n, capacity,
+        [&] {
+          if (status s = streamscan::detail::validate_array_arg(fn, flags, "flags", n, false); !s) return s;
+          return cuda::detail::compaction_arguments(fn, in, out, n, capacity, "flags", flags);
+        },
         [&](void* t, std::size_t& b, std::int64_t* count) {
           return cuda::select_flagged(t, b, in, flags, out, n, capacity, count, stream, opt);
         },
@@ -133,7 +138,11 @@ template <class InIt, class FlagIt, class OutIt, class Comm>
 // Moves the compacted elements `in` (this rank's placement.count of them) so
 // that rank r ends with global positions [r*total/size, (r+1)*total/size) in
 // `out` (room for `capacity`; in and out must not overlap). Returns this
-// rank's new count. Asynchronous after a short exchange of checks.
+// rank's new count. `placement` is what the compaction returned on this rank:
+// one that could not have come from it (offsets not rising from 0 to the
+// total, this rank's offset or count not its own entry, other offsets than
+// another rank's) is refused on every rank. Asynchronous after a short
+// exchange of checks.
 template <class T, class Comm>
 [[nodiscard]] status rebalance(const T* in, T* out, std::int64_t capacity, const rank_placement& placement,
                                std::int64_t& count, Comm comm, cudaStream_t stream = nullptr) {

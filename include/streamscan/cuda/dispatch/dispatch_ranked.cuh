@@ -17,10 +17,14 @@
 // argument errors: the call that follows reports them, on every rank. The host reads the records (the call waits
 // for the exchange) before any rank writes its output.
 //
-// Compaction: each rank compacts its shard, the records carry the counts, and
-// every rank learns its global offset and the total; no further pass.
-// Rebalancing moves the selected elements so that rank r holds global
-// positions [r*total/size, (r+1)*total/size) (floor division, spread evenly).
+// Compaction: the ranks first exchange their argument checks (a compaction
+// writes as it goes, so no rank may start before every rank's arguments
+// passed), then each compacts its shard, a second exchange carries the
+// counts, and every rank learns its global offset and the total; no further
+// pass. Rebalancing checks the placement it is given (check_placement below,
+// and the same offsets on every rank), then moves the selected elements so
+// that rank r holds global positions [r*total/size, (r+1)*total/size) (floor
+// division, spread evenly).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -234,13 +238,30 @@ status ranked_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt in,
   return dispatch_scan<A>(fn, work, bytes, in, out, n, op, carry, mode, stream, opt);
 }
 
-// Compaction across ranks. `local(temp, temp_bytes, num_selected)` is this
+// A compaction's argument checks that need no work (its local call makes
+// them again), made before the first exchange: n, in and out, capacity, and
+// that the GPU reaches in, out and `more` (name, array pairs).
+template <class InIt, class OutIt, class... More>
+status compaction_arguments(const char* fn, const InIt& in, const OutIt& out, std::int64_t n, std::int64_t capacity,
+                            const More&... more) {
+  if (status s = streamscan::detail::validate_range_args(fn, in, out, n, false); !s) return s;
+  if (capacity < 0)
+    return streamscan::detail::invalid_argument(fn,
+                                                "argument 'capacity' is negative (" + std::to_string(capacity) + ")");
+  if (n == 0) return status::ok();
+  device_facts facts;
+  if (status s = current_device_facts(fn, facts); !s) return s;
+  return check_accessible_args(fn, facts, "in", in, "out", out, more...);
+}
+
+// Compaction across ranks. `checks()` is this rank's argument checks
+// (compaction_arguments); `local(temp, temp_bytes, num_selected)` is this
 // rank's two-phase compaction (its own checks included); `value_type` names
 // the element type for the signature.
-template <class Value, class Comm, class Local>
+template <class Value, class Comm, class Checks, class Local>
 status ranked_compaction(const char* fn, const char* kind, void* temp, std::size_t& temp_bytes, std::int64_t n,
-                         std::int64_t capacity, Local local_call, rank_placement& placement, const Comm& comm,
-                         cudaStream_t stream) {
+                         std::int64_t capacity, Checks checks, Local local_call, rank_placement& placement,
+                         const Comm& comm, cudaStream_t stream) {
   const int ranks = comm.size();
   const int me = comm.rank();
   const std::uint64_t signature = call_signature<Value>(kind);
@@ -252,17 +273,24 @@ status ranked_compaction(const char* fn, const char* kind, void* temp, std::size
     return status::ok();
   }
   if (local) local = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required);
+  if (local) local = checks();
   rank_area_holder holder(fn, local ? aligned_256(temp) : nullptr, ranks, stream);
   if (!holder.get_status()) return holder.get_status();
   const rank_area area = holder.area();
-  if (local) {
-    std::size_t b = local_bytes;
-    local = local_call(area.base + rank_area::bytes(ranks), b, rank_value<std::int64_t>(area.mine()));
-  }
+  const auto no_fold = [] { return status::ok(); };
   std::vector<unsigned char> host;
-  const status exchanged =
-      exchange_records(fn, comm, area, make_rank_head(fn, local, signature, n, capacity, static_cast<bool>(local)), 0,
-                       stream, host, [] { return status::ok(); });
+  // Every rank's checks, before any rank writes.
+  status exchanged = exchange_records(fn, comm, area, make_rank_head(fn, local, signature, n, capacity, false), 0,
+                                      stream, host, no_fold);
+  if (!local) return local;
+  if (!exchanged) return exchanged;
+  if (status s = check_ranks(fn, host, ranks, me, signature); !s) return s;
+  // Then the compaction, and every rank's count.
+  std::size_t b = local_bytes;
+  local = local_call(area.base + rank_area::bytes(ranks), b, rank_value<std::int64_t>(area.mine()));
+  exchanged = exchange_records(fn, comm, area,
+                               make_rank_head(fn, local, signature, n, capacity, static_cast<bool>(local)), 0, stream,
+                               host, no_fold);
   if (!local) return local;
   if (!exchanged) return exchanged;
   if (status s = check_ranks(fn, host, ranks, me, signature); !s) return s;
@@ -287,6 +315,45 @@ inline std::int64_t share_begin(std::int64_t total, int ranks, int r) {
   return q * r + std::min<std::int64_t>(r, extra);
 }
 
+// What a placement from the compaction satisfies on rank `me` of `ranks`:
+// ranks + 1 offsets from 0, never decreasing (no rank holds a negative
+// count), the last one the total; this rank's offset and count its own entry;
+// complete. (That every rank has the same offsets takes the exchange.)
+inline status check_placement(const char* fn, const rank_placement& p, int ranks, int me) {
+  using streamscan::detail::invalid_argument;
+  const auto num = [](std::int64_t v) { return std::to_string(v); };
+  const std::vector<std::int64_t>& o = p.offsets;
+  if (o.size() != static_cast<std::size_t>(ranks) + 1)
+    return invalid_argument(fn, "argument 'placement' has " + std::to_string(o.size()) + " offsets; a group of " +
+                                    num(ranks) + " ranks needs " + num(ranks + 1) +
+                                    " (pass what the compaction returned)");
+  if (!p.complete)
+    return invalid_argument(fn, "argument 'placement' is incomplete: some rank selected more elements than "
+                                "its capacity held");
+  if (o[0] != 0) return invalid_argument(fn, "argument 'placement' has offsets[0] = " + num(o[0]) + ", not 0");
+  for (int r = 0; r < ranks; ++r)
+    if (o[r + 1] < o[r])
+      return invalid_argument(fn, "argument 'placement' gives rank " + num(r) + " a negative count (offsets[" + num(r) +
+                                      "] = " + num(o[r]) + ", offsets[" + num(r + 1) + "] = " + num(o[r + 1]) + ")");
+  if (o[ranks] != p.total)
+    return invalid_argument(fn, "argument 'placement' has total " + num(p.total) + " but offsets[" + num(ranks) +
+                                    "] = " + num(o[ranks]));
+  if (p.offset != o[me] || p.count != o[me + 1] - o[me])
+    return invalid_argument(fn, "argument 'placement' gives this rank (" + num(me) + ") offset " + num(p.offset) +
+                                    " and count " + num(p.count) + ", but its offsets give " + num(o[me]) + " and " +
+                                    num(o[me + 1] - o[me]));
+  return status::ok();
+}
+
+// A hash of the placement's offsets (FNV-1a), which the ranks compare.
+inline std::uint64_t placement_fingerprint(const rank_placement& p) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const std::int64_t v : p.offsets)
+    for (int byte = 0; byte < 8; ++byte)
+      h = (h ^ ((static_cast<std::uint64_t>(v) >> (8 * byte)) & 0xffu)) * 1099511628211ull;
+  return h;
+}
+
 // Moves compacted elements so that every rank holds an equal share of the
 // global order (see the top of this file); `count` receives this rank's share.
 template <class T, class Comm>
@@ -296,16 +363,11 @@ status ranked_rebalance(const char* fn, const T* in, T* out, std::int64_t capaci
   const int me = comm.rank();
   const std::uint64_t signature = call_signature<T>("rebalance");
   using streamscan::detail::invalid_argument;
-  status local = status::ok();
+  status local = check_placement(fn, placement, ranks, me);
   std::int64_t begin = 0, end = 0;
-  if (placement.offsets.size() != static_cast<std::size_t>(ranks) + 1) {
-    local = invalid_argument(fn, "argument 'placement' has " + std::to_string(placement.offsets.size()) +
-                                     " offsets; a group of " + std::to_string(ranks) + " ranks needs " +
-                                     std::to_string(ranks + 1) + " (pass what the compaction returned)");
-  } else if (!placement.complete) {
-    local = invalid_argument(fn, "argument 'placement' is incomplete: some rank selected more elements than "
-                                 "its capacity held");
-  } else {
+  if (local && capacity < 0) {
+    local = invalid_argument(fn, "argument 'capacity' is negative (" + std::to_string(capacity) + ")");
+  } else if (local) {
     begin = share_begin(placement.total, ranks, me);
     end = share_begin(placement.total, ranks, me + 1);
     const std::int64_t held = placement.offsets[me + 1] - placement.offsets[me];
@@ -322,10 +384,19 @@ status ranked_rebalance(const char* fn, const T* in, T* out, std::int64_t capaci
   }
   rank_area_holder holder(fn, nullptr, ranks, stream);
   if (!holder.get_status()) return holder.get_status();
+  // The record's value: the offsets' fingerprint.
+  const std::uint64_t fingerprint = placement_fingerprint(placement);
+  if (local)
+    if (const cudaError_t e = cudaMemcpyAsync(rank_value<std::uint64_t>(holder.area().mine()), &fingerprint,
+                                              sizeof(fingerprint), cudaMemcpyHostToDevice, stream);
+        e != cudaSuccess) {
+      cudaGetLastError();
+      local = cuda_status(fn, "writing this rank's record (cudaMemcpyAsync)", e);
+    }
   std::vector<unsigned char> host;
+  const rank_head head = make_rank_head(fn, local, signature, placement.total, capacity, static_cast<bool>(local));
   const status exchanged =
-      exchange_records(fn, comm, holder.area(), make_rank_head(fn, local, signature, placement.total, capacity, false),
-                       0, stream, host, [] { return status::ok(); });
+      exchange_records(fn, comm, holder.area(), head, 0, stream, host, [] { return status::ok(); });
   if (!local) return local;
   if (!exchanged) return exchanged;
   if (status s = check_ranks(fn, host, ranks, me, signature); !s) return s;
@@ -334,6 +405,15 @@ status ranked_rebalance(const char* fn, const T* in, T* out, std::int64_t capaci
       return invalid_argument(fn, "the ranks' placements disagree on the total (rank " + std::to_string(r) + ": " +
                                       std::to_string(head_of(host, r).n) + ", rank " + std::to_string(me) + ": " +
                                       std::to_string(placement.total) + ")");
+  // Every rank compares every fingerprint with rank 0's, so all reach the same verdict.
+  const auto fingerprint_of = [&](int r) {
+    return *rank_value<std::uint64_t>(host.data() + static_cast<std::size_t>(r) * rank_record_bytes);
+  };
+  for (int r = 1; r < ranks; ++r)
+    if (fingerprint_of(r) != fingerprint_of(0))
+      return invalid_argument(fn, "argument 'placement' is not the same on every rank: rank " + std::to_string(r) +
+                                      "'s offsets differ from rank 0's (pass each rank its placement from one "
+                                      "compaction)");
 
   std::vector<transfer> sends, recvs;
   const std::int64_t held_begin = placement.offsets[me], held_end = placement.offsets[me + 1];
