@@ -1,14 +1,22 @@
-// The GPU half of the streamscan command in a build without CUDA.
+// The GPU half of the streamscan command in a build without CUDA, or one that
+// compiled the real GPU half only to check it (STREAMSCAN_CUDA_CHECK_ONLY).
 #include <stdexcept>
 
 #include "tool.hpp"
 
 namespace streamscan_tool {
 
-gpu_probe probe_gpu() { return {false, {}, "this streamscan was built without CUDA (no nvcc found)"}; }
+#ifdef STREAMSCAN_GPU_HALF_CHECK_ONLY
+#define STREAMSCAN_NO_GPU_REASON \
+  "this streamscan was built without its GPU half: no GPU was found when it was configured (scripts/configure)"
+#else
+#define STREAMSCAN_NO_GPU_REASON "this streamscan was built without CUDA (no nvcc found)"
+#endif
+
+gpu_probe probe_gpu() { return {false, {}, STREAMSCAN_NO_GPU_REASON}; }
 
 namespace {
-[[noreturn]] void unavailable() { throw std::runtime_error("this streamscan was built without CUDA"); }
+[[noreturn]] void unavailable() { throw std::runtime_error(STREAMSCAN_NO_GPU_REASON); }
 }  // namespace
 
 int gpu_bench(const bench_options&, bench_report&) { unavailable(); }
