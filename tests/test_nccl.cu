@@ -539,6 +539,41 @@ TEST_F(nccl_test, BadArgumentOnOneRankOfScansAndCompactionsWritesNothing) {
 
 // A placement that the compaction could not have returned, on one rank:
 // rebalance refuses on every rank, naming 'placement', and writes nothing.
+// rebalance holds in and out to the rule of every call: memory the GPU can
+// reach. A host output on one rank is every rank's error; nothing is written.
+TEST_F(nccl_test, HostOutputOfRebalanceIsRefusedOnEveryRank) {
+  int pageable = 0, device = 0;
+  STREAMSCAN_TEST_CUDA(cudaGetDevice(&device));
+  STREAMSCAN_TEST_CUDA(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device));
+  if (pageable) GTEST_SKIP() << "this GPU can read pageable host memory, so host pointers are valid here";
+  for_each_group([&](group& g) {
+    const int ranks = g.size(), bad = std::min(1, ranks - 1);
+    const std::int64_t n = 100;
+    std::vector<ss::status> got(static_cast<std::size_t>(ranks));
+    std::vector<std::string> written(got.size());
+    expect_all_ok(g.run([&](const rank_env& env, auto comm) {
+      device_buffer<std::int32_t> in(n), out(n), mine(n);
+      STREAMSCAN_TEST_CUDA(cudaMemset(in.get(), 0, n * sizeof(std::int32_t)));  // every element selected
+      STREAMSCAN_TEST_CUDA(cudaMemset(mine.get(), 0x5A, n * sizeof(std::int32_t)));
+      const ss::nccl::rank_placement p = ss::nccl::select_if(in.get(), out.get(), n, n, below{1}, comm, env.stream);
+      std::vector<std::int32_t> host(n, 0x5A5A5A5A);
+      std::int64_t count = -7;
+      got[env.rank] = ss::nccl::rebalance(out.get(), env.rank == bad ? host.data() : mine.get(), n, p, count, comm,
+                                          env.stream);
+      STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(env.stream));
+      std::vector<std::int32_t> after;
+      mine.download(after);
+      if (after != std::vector<std::int32_t>(n, 0x5A5A5A5A) || host != after) written[env.rank] = "output";
+      if (count != -7) written[env.rank] = "count";
+    }));
+    for (int r = 0; r < ranks; ++r) {
+      EXPECT_EQ(got[r].code(), ss::errc::inaccessible_pointer) << "rank " << r << ": " << got[r].message();
+      EXPECT_NE(got[r].message().find("'out'"), std::string::npos) << "rank " << r << ": " << got[r].message();
+      EXPECT_EQ(written[r], "") << "rank " << r << " wrote its " << written[r];
+    }
+  });
+}
+
 TEST_F(nccl_test, CorruptedPlacementIsRefusedOnEveryRank) {
   enum class corruption { offsets_missing, first_offset, negative_count, total, offset, count, other_offsets };
   const struct {

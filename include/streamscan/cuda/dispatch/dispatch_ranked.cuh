@@ -381,6 +381,10 @@ status ranked_rebalance(const char* fn, const T* in, T* out, std::int64_t capaci
                                        std::to_string(end - begin));
     else if (held > 0 && end > begin && in < out + (end - begin) && out < in + held)
       local = invalid_argument(fn, "arguments 'in' and 'out' overlap");
+    device_facts facts;
+    if (local && (held > 0 || end > begin)) local = current_device_facts(fn, facts);
+    if (local && held > 0) local = check_device_accessible(fn, "in", in, facts);
+    if (local && end > begin) local = check_device_accessible(fn, "out", out, facts);
   }
   rank_area_holder holder(fn, nullptr, ranks, stream);
   if (!holder.get_status()) return holder.get_status();
