@@ -141,21 +141,11 @@ TEST(segmented_cuda_checked, broken_offsets_are_named_and_nothing_is_written) {
   ss::segmented_options opt;
   opt.checked = true;
   const cudaStream_t stream = streamscan_test::test_stream();
-  auto run = [&](std::vector<std::int64_t> o) {
-    streamscan_test::device_buffer<std::int64_t> d_o(o.size());
-    d_o.upload(o);
-    d_out.upload(poisoned);
-    const ss::segment_offsets<const std::int64_t*> segments{d_o.get(), static_cast<std::int64_t>(o.size()) - 1};
-    std::string message;
-    try {
-      ss::cuda::segmented_inclusive_scan(d_in.get(), d_out.get(), 8, segments, ss::plus{}, stream, opt);
-    } catch (const ss::error& e) {
-      message = e.what();
-    }
-    STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
-    std::vector<std::int32_t> out;
-    d_out.download(out);
-    return std::make_pair(message, out);
+  auto run = [&](const std::vector<std::int64_t>& o, std::int64_t n = 8) {
+    return streamscan_test::run_on_device_offsets(o, d_out, poisoned, [&](const std::int64_t* d_o, std::int64_t m) {
+      ss::cuda::segmented_inclusive_scan(d_in.get(), d_out.get(), n, ss::segment_offsets{d_o, m}, ss::plus{}, stream,
+                                         opt);
+    });
   };
   for (const auto& [offsets, expect] : std::vector<std::pair<std::vector<std::int64_t>, std::string>>{
            {{0, 5, 3, 8}, "decreases at 2 (5 then 3)"},
@@ -183,15 +173,7 @@ TEST(segmented_cuda_checked, broken_offsets_are_named_and_nothing_is_written) {
   EXPECT_NE(computed.find("segments.offsets[3] is 3, not n = 8"), std::string::npos) << computed;
 
   // n == 0 is checked too: offsets 0, 0, 2 end past an empty input.
-  streamscan_test::device_buffer<std::int64_t> d_o(3);
-  d_o.upload({0, 0, 2});
-  std::string empty;
-  try {
-    ss::cuda::segmented_inclusive_scan(d_in.get(), d_out.get(), 0, ss::segment_offsets{d_o.get(), 2}, ss::plus{},
-                                       stream, opt);
-  } catch (const ss::error& e) {
-    empty = e.what();
-  }
+  const std::string empty = run({0, 0, 2}, 0).first;
   EXPECT_NE(empty.find("segments.offsets[2] is 2, not n = 0"), std::string::npos) << empty;
 }
 

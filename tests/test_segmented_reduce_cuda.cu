@@ -19,22 +19,11 @@ TEST(segmented_reduce_cuda_checked, decreasing_offsets_are_named_and_nothing_is_
   streamscan_test::device_buffer<std::int32_t> d_in(8), d_out(4);
   d_in.upload(in);
   const cudaStream_t stream = streamscan_test::test_stream();
-  auto run = [&](std::vector<std::int64_t> o, bool checked) {
-    streamscan_test::device_buffer<std::int64_t> d_o(o.size());
-    d_o.upload(o);
-    d_out.upload(poisoned);
-    const ss::segment_offsets<const std::int64_t*> segments{d_o.get(), static_cast<std::int64_t>(o.size()) - 1};
-    std::string message;
-    try {
-      ss::cuda::segmented_reduce(d_in.get(), d_out.get(), 8, segments, 0, ss::plus{}, stream, nullptr,
-                                 ss::segmented_reduce_options{checked});
-    } catch (const ss::error& e) {
-      message = e.what();
-    }
-    STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
-    std::vector<std::int32_t> out;
-    d_out.download(out);
-    return std::make_pair(message, out);
+  auto run = [&](const std::vector<std::int64_t>& o, bool checked) {
+    return streamscan_test::run_on_device_offsets(o, d_out, poisoned, [&](const std::int64_t* d_o, std::int64_t m) {
+      ss::cuda::segmented_reduce(d_in.get(), d_out.get(), 8, ss::segment_offsets{d_o, m}, 0, ss::plus{}, stream,
+                                 nullptr, ss::segmented_reduce_options{checked});
+    });
   };
   for (const auto& [offsets, expect] : std::vector<std::pair<std::vector<std::int64_t>, std::string>>{
            {{0, 5, 3, 8}, "decreases at 2 (5 then 3)"}, {{0, 2, 4, 8, 6}, "decreases at 4 (8 then 6)"}}) {

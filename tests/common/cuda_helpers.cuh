@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <stdexcept>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace streamscan_test {
@@ -55,6 +57,15 @@ class device_buffer {
   std::size_t n_;
 };
 
+// Whether the current GPU can dereference plain host memory (HMM/ATS): the
+// host-pointer checks have nothing to refuse there.
+inline bool gpu_reads_pageable_memory() {
+  int pageable = 0, device = 0;
+  STREAMSCAN_TEST_CUDA(cudaGetDevice(&device));
+  STREAMSCAN_TEST_CUDA(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device));
+  return pageable != 0;
+}
+
 // A non-default stream shared by the tests: the library must honour it.
 inline cudaStream_t test_stream() {
   static cudaStream_t stream = [] {
@@ -63,6 +74,28 @@ inline cudaStream_t test_stream() {
     return s;
   }();
   return stream;
+}
+
+// Checked-mode tests: uploads offsets o (m + 1 of them) and poisons out, runs
+// call(device offsets, m) (which throws streamscan::error on bad offsets),
+// and returns the error's message ("" for none) and out afterwards.
+template <class T, class Call>
+std::pair<std::string, std::vector<T>> run_on_device_offsets(const std::vector<std::int64_t>& o,
+                                                             device_buffer<T>& out, const std::vector<T>& poison,
+                                                             Call call) {
+  device_buffer<std::int64_t> d_o(o.size());
+  d_o.upload(o);
+  out.upload(poison);
+  std::string message;
+  try {
+    call(static_cast<const std::int64_t*>(d_o.get()), static_cast<std::int64_t>(o.size()) - 1);
+  } catch (const std::exception& e) {
+    message = e.what();
+  }
+  STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(test_stream()));
+  std::vector<T> after;
+  out.download(after);
+  return {message, after};
 }
 
 }  // namespace streamscan_test
