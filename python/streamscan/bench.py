@@ -9,13 +9,16 @@ On the GPU (needs torch; CuPy where installed), in one process, outputs checked:
   overhead      host time of one call at 2^10, and the GPU time at 2^24, of the
                 Python call against the bare extension call (the C++ call it makes)
 Each time is the median of --repeat CUDA-event timings of 10 calls back to back
-(after a warm-up), divided by 10; `noise` is (p90 - p10) / median. Inputs stay
+(after a warm-up), divided by 10; each row also carries the sample count, the
+fastest and slowest sample (min_ms, max_ms) and `noise`, (p90 - p10) / median,
+and names what its speedups compare with (speedup_vs). Inputs stay
 the same between calls (warm where they fit in L2, as a Python loop would see them).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import platform
 import statistics
@@ -28,8 +31,20 @@ import streamscan as ss
 from . import _core
 
 
+# One timed call: the median of its samples (ms a call), their relative
+# spread (p90 - p10) / median, how many, the fastest and the slowest.
+Timing = collections.namedtuple("Timing", "ms noise samples min max")
+
+
 def _percentile(sorted_values, q):
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+def _timing(samples):
+    samples = sorted(samples)
+    median = statistics.median(samples)
+    noise = (_percentile(samples, 0.9) - _percentile(samples, 0.1)) / median if median > 0 else 0.0
+    return Timing(median, noise, len(samples), samples[0], samples[-1])
 
 
 class Timer:
@@ -52,10 +67,7 @@ class Timer:
             stop.record()
             stop.synchronize()
             samples.append(start.elapsed_time(stop) / inner)
-        samples.sort()
-        median = statistics.median(samples)
-        noise = (_percentile(samples, 0.9) - _percentile(samples, 0.1)) / median if median > 0 else 0.0
-        return median, noise, len(samples)
+        return _timing(samples)
 
     def host_us(self, fn, calls=2000):
         fn()
@@ -82,9 +94,10 @@ def run(sizes, repeat, only):
     timer = Timer(torch, repeat)
     rows = []
 
-    def row(case, size, impl, ms, noise, samples, nbytes, peer=None, copy_ms=None):
+    def row(case, size, impl, timing, nbytes, peer=None, copy_ms=None):
+        ms, noise = timing.ms, timing.noise
         entry = {"case": case, "log2_n": size, "impl": impl, "ms": round(ms, 5), "noise": round(noise, 3),
-                 "samples": samples}
+                 "samples": timing.samples, "min_ms": round(timing.min, 5), "max_ms": round(timing.max, 5)}
         if nbytes:
             entry["gbps"] = round(nbytes / (ms * 1e-3) / 1e9, 1)
         if copy_ms:
@@ -103,24 +116,24 @@ def run(sizes, repeat, only):
         x = torch.randint(-1000, 1000, (n,), device="cuda", dtype=torch.int32, generator=gen)
         y = torch.empty_like(x)
         nbytes = 2 * 4 * n
-        copy_ms, noise, k = timer.gpu_ms(lambda: y.copy_(x))
+        copy_time = timer.gpu_ms(lambda: y.copy_(x))
         copy_bytes_of[size] = nbytes
-        row("copy", size, "torch copy_", copy_ms, noise, k, nbytes, copy_ms=copy_ms)
+        row("copy", size, "torch copy_", copy_time, nbytes, copy_ms=copy_time.ms)
 
         if "scan" in only:
             _check("scan", ss.inclusive_scan(x), torch.cumsum(x, 0, dtype=torch.int32))
-            t_ms, noise, k = timer.gpu_ms(lambda: torch.cumsum(x, 0, dtype=torch.int32))
-            row("scan", size, "torch.cumsum(dtype=int32)", t_ms, noise, k, nbytes, copy_ms=copy_ms)
-            peers = {"torch": t_ms}
+            t_time = timer.gpu_ms(lambda: torch.cumsum(x, 0, dtype=torch.int32))
+            row("scan", size, "torch.cumsum(dtype=int32)", t_time, nbytes, copy_ms=copy_time.ms)
+            peers = {"torch": t_time.ms}
             if cupy is not None:
                 cx = cupy.from_dlpack(x)
-                c_ms, noise, k = timer.gpu_ms(lambda: cupy.cumsum(cx))
-                row("scan", size, "cupy.cumsum", c_ms, noise, k, nbytes, copy_ms=copy_ms)
-                peers["cupy"] = c_ms
-                s_ms, noise, k = timer.gpu_ms(lambda: ss.inclusive_scan(cx))
-                row("scan", size, "streamscan (cupy array)", s_ms, noise, k, nbytes, {"cupy": c_ms}, copy_ms)
-            s_ms, noise, k = timer.gpu_ms(lambda: ss.inclusive_scan(x))
-            row("scan", size, "streamscan (torch tensor)", s_ms, noise, k, nbytes, peers, copy_ms)
+                c_time = timer.gpu_ms(lambda: cupy.cumsum(cx))
+                row("scan", size, "cupy.cumsum", c_time, nbytes, copy_ms=copy_time.ms)
+                peers["cupy"] = c_time.ms
+                s_time = timer.gpu_ms(lambda: ss.inclusive_scan(cx))
+                row("scan", size, "streamscan (cupy array)", s_time, nbytes, {"cupy": c_time.ms}, copy_time.ms)
+            s_time = timer.gpu_ms(lambda: ss.inclusive_scan(x))
+            row("scan", size, "streamscan (torch tensor)", s_time, nbytes, peers, copy_time.ms)
 
         if "select" in only:
             for keep in (5, 50, 95):
@@ -128,28 +141,28 @@ def run(sizes, repeat, only):
                 _check("select", ss.select_if(x, "<", t), x[x < t])
                 kept = int((x < t).sum())
                 moved = 4 * n + 4 * kept
-                t_ms, noise, k = timer.gpu_ms(lambda: x[x < t])
-                row(f"select{keep}", size, "torch x[x < t]", t_ms, noise, k, moved, copy_ms=copy_ms)
-                s_ms, noise, k = timer.gpu_ms(lambda: ss.select_if(x, "<", t))
-                row(f"select{keep}", size, "streamscan select_if", s_ms, noise, k, moved, {"torch": t_ms}, copy_ms)
-                s_ms, noise, k = timer.gpu_ms(lambda: ss.select(x, x < t))
-                row(f"select{keep}", size, "streamscan select(x, x < t)", s_ms, noise, k, moved, {"torch": t_ms},
-                    copy_ms)
+                t_time = timer.gpu_ms(lambda: x[x < t])
+                row(f"select{keep}", size, "torch x[x < t]", t_time, moved, copy_ms=copy_time.ms)
+                s_time = timer.gpu_ms(lambda: ss.select_if(x, "<", t))
+                row(f"select{keep}", size, "streamscan select_if", s_time, moved, {"torch": t_time.ms}, copy_time.ms)
+                s_time = timer.gpu_ms(lambda: ss.select(x, x < t))
+                row(f"select{keep}", size, "streamscan select(x, x < t)", s_time, moved, {"torch": t_time.ms},
+                    copy_time.ms)
 
         if "sort" in only:
             keys = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", dtype=torch.int32, generator=gen)
             _check("sort", ss.sort(keys), torch.sort(keys).values)
             moved = 2 * 4 * n
-            t_ms, noise, k = timer.gpu_ms(lambda: torch.sort(keys))
-            row("sort", size, "torch.sort", t_ms, noise, k, moved)
-            peers = {"torch": t_ms}
+            t_time = timer.gpu_ms(lambda: torch.sort(keys))
+            row("sort", size, "torch.sort", t_time, moved)
+            peers = {"torch": t_time.ms}
             if cupy is not None:
                 ck = cupy.from_dlpack(keys)
-                c_ms, noise, k = timer.gpu_ms(lambda: cupy.sort(ck))
-                row("sort", size, "cupy.sort", c_ms, noise, k, moved)
-                peers["cupy"] = c_ms
-            s_ms, noise, k = timer.gpu_ms(lambda: ss.sort(keys))
-            row("sort", size, "streamscan sort", s_ms, noise, k, moved, peers)
+                c_time = timer.gpu_ms(lambda: cupy.sort(ck))
+                row("sort", size, "cupy.sort", c_time, moved)
+                peers["cupy"] = c_time.ms
+            s_time = timer.gpu_ms(lambda: ss.sort(keys))
+            row("sort", size, "streamscan sort", s_time, moved, peers)
             del keys
         del x, y
         torch.cuda.empty_cache()
@@ -166,10 +179,10 @@ def run(sizes, repeat, only):
         if not torch.allclose(got, want, rtol=1e-4, atol=1e-4):
             raise SystemExit("bench: spmv: outputs differ")
         moved = 16 * n_rows * 8 + 4 * (n_rows + 1) + 2 * 4 * n_rows
-        t_ms, noise, k = timer.gpu_ms(lambda: A @ v)
-        row("spmv", 22, "torch sparse_csr @ v", t_ms, noise, k, moved)
-        s_ms, noise, k = timer.gpu_ms(lambda: ss.spmv(A, v))
-        row("spmv", 22, "streamscan spmv", s_ms, noise, k, moved, {"torch": t_ms})
+        t_time = timer.gpu_ms(lambda: A @ v)
+        row("spmv", 22, "torch sparse_csr @ v", t_time, moved)
+        s_time = timer.gpu_ms(lambda: ss.spmv(A, v))
+        row("spmv", 22, "streamscan spmv", s_time, moved, {"torch": t_time.ms})
 
     if "overhead" in only:
         rows.extend(_overhead(torch, timer))
@@ -201,8 +214,8 @@ def _overhead(torch, timer):
             print(f"overhead   2^10 host time a call: Python {f_us:.2f} us, bare extension {b_us:.2f} us "
                   f"(+{f_us - b_us:.2f} us); torch.cumsum {t_us:.2f} us", flush=True)
         else:
-            b_ms, _, _ = timer.gpu_ms(bare)
-            f_ms, _, _ = timer.gpu_ms(full)
+            b_ms = timer.gpu_ms(bare).ms
+            f_ms = timer.gpu_ms(full).ms
             entry = {"case": "overhead", "log2_n": size, "ms_python": round(f_ms, 5), "ms_extension": round(b_ms, 5),
                      "added_pct": round(100 * (f_ms / b_ms - 1), 2)}
             print(f"overhead   2^24 GPU time: Python {f_ms:.4f} ms, bare extension {b_ms:.4f} ms "
@@ -242,7 +255,7 @@ def main(argv=None):
     rows = run(sizes, args.repeat, only)
     if args.json:
         cupy = _core.import_library("cupy")
-        doc = {"schema": 1, "tool": "python -m streamscan.bench", "device": torch.cuda.get_device_name(),
+        doc = {"schema": 2, "tool": "python -m streamscan.bench", "device": torch.cuda.get_device_name(),
                "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
                "command": " ".join(["python -m streamscan.bench"] + (argv if argv is not None else sys.argv[1:])),
                "torch": torch.__version__, "cupy": getattr(cupy, "__version__", None), "numpy": np.__version__,
