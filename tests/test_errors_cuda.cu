@@ -96,7 +96,8 @@ TEST_F(errors_cuda, scan_then_add_needs_a_readable_output) {
 }
 
 TEST_F(errors_cuda, host_pointers_rejected) {
-  if (st::gpu_reads_pageable_memory()) GTEST_SKIP() << "this GPU can read pageable host memory, so host pointers are valid here";
+  if (st::gpu_reads_pageable_memory())
+    GTEST_SKIP() << "this GPU can read pageable host memory, so host pointers are valid here";
   const std::size_t bytes = query();
   st::device_buffer<unsigned char> temp(bytes);
   std::vector<std::int32_t> host_in(n, 1), host_out(n, sentinel);
@@ -119,7 +120,8 @@ TEST_F(errors_cuda, host_pointers_rejected) {
 // Every array argument beyond in/out is held to the same rule: flags, a
 // pair's values, split_and_segment's heads, coo_to_csr's triplets and outputs.
 TEST_F(errors_cuda, host_arrays_of_every_call_rejected) {
-  if (st::gpu_reads_pageable_memory()) GTEST_SKIP() << "this GPU can read pageable host memory, so host pointers are valid here";
+  if (st::gpu_reads_pageable_memory())
+    GTEST_SKIP() << "this GPU can read pageable host memory, so host pointers are valid here";
   std::vector<unsigned char> host_flags(n, 1);
   std::vector<std::int32_t> host_values(n, 1);
   st::device_buffer<unsigned char> flags(n), heads_out(n);

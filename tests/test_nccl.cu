@@ -542,7 +542,8 @@ TEST_F(nccl_test, BadArgumentOnOneRankOfScansAndCompactionsWritesNothing) {
 // rebalance holds in and out to the rule of every call: memory the GPU can
 // reach. A host output on one rank is every rank's error; nothing is written.
 TEST_F(nccl_test, HostOutputOfRebalanceIsRefusedOnEveryRank) {
-  if (streamscan_test::gpu_reads_pageable_memory()) GTEST_SKIP() << "this GPU can read pageable host memory, so host pointers are valid here";
+  if (gpu_reads_pageable_memory())
+    GTEST_SKIP() << "this GPU can read pageable host memory, so host pointers are valid here";
   for_each_group([&](group& g) {
     const int ranks = g.size(), bad = std::min(1, ranks - 1);
     const std::int64_t n = 100;
