@@ -371,6 +371,19 @@ struct below {
   STREAMSCAN_HOST_DEVICE bool operator()(std::int32_t x) const { return x < t; }
 };
 
+// One rank's rebalance setup: n elements, every one selected and compacted
+// into `out` (the placement in `p`); `mine`, the rebalance output, poisoned.
+struct compacted_on_rank {
+  template <class Comm>
+  compacted_on_rank(std::int64_t n, const rank_env& env, Comm comm) : in(n), out(n), mine(n) {
+    STREAMSCAN_TEST_CUDA(cudaMemset(in.get(), 0, n * sizeof(std::int32_t)));
+    STREAMSCAN_TEST_CUDA(cudaMemset(mine.get(), 0x5A, n * sizeof(std::int32_t)));
+    p = ss::nccl::select_if(in.get(), out.get(), n, n, below{1}, comm, env.stream);
+  }
+  device_buffer<std::int32_t> in, out, mine;
+  ss::nccl::rank_placement p;
+};
+
 // Compaction across ranks: local order, global offsets and total; then
 // rebalancing gives every rank its equal slice of the global order.
 TEST_F(nccl_test, CompactionPlacementAndRebalance) {
@@ -537,8 +550,6 @@ TEST_F(nccl_test, BadArgumentOnOneRankOfScansAndCompactionsWritesNothing) {
   });
 }
 
-// A placement that the compaction could not have returned, on one rank:
-// rebalance refuses on every rank, naming 'placement', and writes nothing.
 // rebalance holds in and out to the rule of every call: memory the GPU can
 // reach. A host output on one rank is every rank's error; nothing is written.
 TEST_F(nccl_test, HostOutputOfRebalanceIsRefusedOnEveryRank) {
@@ -550,17 +561,14 @@ TEST_F(nccl_test, HostOutputOfRebalanceIsRefusedOnEveryRank) {
     std::vector<ss::status> got(static_cast<std::size_t>(ranks));
     std::vector<std::string> written(got.size());
     expect_all_ok(g.run([&](const rank_env& env, auto comm) {
-      device_buffer<std::int32_t> in(n), out(n), mine(n);
-      STREAMSCAN_TEST_CUDA(cudaMemset(in.get(), 0, n * sizeof(std::int32_t)));  // every element selected
-      STREAMSCAN_TEST_CUDA(cudaMemset(mine.get(), 0x5A, n * sizeof(std::int32_t)));
-      const ss::nccl::rank_placement p = ss::nccl::select_if(in.get(), out.get(), n, n, below{1}, comm, env.stream);
+      compacted_on_rank c(n, env, comm);
       std::vector<std::int32_t> host(n, 0x5A5A5A5A);
       std::int64_t count = -7;
-      got[env.rank] = ss::nccl::rebalance(out.get(), env.rank == bad ? host.data() : mine.get(), n, p, count, comm,
-                                          env.stream);
+      got[env.rank] = ss::nccl::rebalance(c.out.get(), env.rank == bad ? host.data() : c.mine.get(), n, c.p, count,
+                                          comm, env.stream);
       STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(env.stream));
       std::vector<std::int32_t> after;
-      mine.download(after);
+      c.mine.download(after);
       if (after != std::vector<std::int32_t>(n, 0x5A5A5A5A) || host != after) written[env.rank] = "output";
       if (count != -7) written[env.rank] = "count";
     }));
@@ -572,6 +580,8 @@ TEST_F(nccl_test, HostOutputOfRebalanceIsRefusedOnEveryRank) {
   });
 }
 
+// A placement that the compaction could not have returned, on one rank:
+// rebalance refuses on every rank, naming 'placement', and writes nothing.
 TEST_F(nccl_test, CorruptedPlacementIsRefusedOnEveryRank) {
   enum class corruption { offsets_missing, first_offset, negative_count, total, offset, count, other_offsets };
   const struct {
@@ -595,10 +605,8 @@ TEST_F(nccl_test, CorruptedPlacementIsRefusedOnEveryRank) {
       std::vector<ss::status> got(static_cast<std::size_t>(ranks));
       std::vector<std::string> written(got.size());
       expect_all_ok(g.run([&](const rank_env& env, auto comm) {
-        device_buffer<std::int32_t> in(n), out(n), mine(n);
-        STREAMSCAN_TEST_CUDA(cudaMemset(in.get(), 0, n * sizeof(std::int32_t)));  // every element selected
-        STREAMSCAN_TEST_CUDA(cudaMemset(mine.get(), 0x5A, n * sizeof(std::int32_t)));
-        ss::nccl::rank_placement p = ss::nccl::select_if(in.get(), out.get(), n, n, below{1}, comm, env.stream);
+        compacted_on_rank setup(n, env, comm);
+        ss::nccl::rank_placement& p = setup.p;
         if (env.rank == bad) {
           std::vector<std::int64_t>& o = p.offsets;
           switch (c.kind) {
@@ -615,10 +623,10 @@ TEST_F(nccl_test, CorruptedPlacementIsRefusedOnEveryRank) {
           }
         }
         std::int64_t count = -7;
-        got[env.rank] = ss::nccl::rebalance(out.get(), mine.get(), n, p, count, comm, env.stream);
+        got[env.rank] = ss::nccl::rebalance(setup.out.get(), setup.mine.get(), n, p, count, comm, env.stream);
         STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(env.stream));
         std::vector<std::int32_t> after;
-        mine.download(after);
+        setup.mine.download(after);
         if (after != std::vector<std::int32_t>(n, 0x5A5A5A5A)) written[env.rank] = "output";
         if (count != -7) written[env.rank] = "count";
       }));
