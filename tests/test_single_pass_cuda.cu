@@ -1,7 +1,9 @@
 // The single-pass strategies under stress: one temp allocation reused across
 // many calls of random size (stale tile statuses would corrupt results),
 // concurrent scans on several streams, and the chained scan's run-to-run
-// determinism for floating point.
+// determinism for floating point. And the inputs the vectorised kernels read
+// besides raw pointers of the scan's type: raw pointers of a narrower type,
+// transform and counting iterators, in plain and segmented scans.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -11,11 +13,13 @@
 #include <vector>
 
 #include <streamscan/cuda.cuh>
+#include <streamscan/iterators.hpp>
 
 #include "common/compare.hpp"
 #include "common/cuda_helpers.cuh"
 #include "common/oracle.hpp"
 #include "common/random.hpp"
+#include "common/segmented_oracle.hpp"
 #include "common/types.hpp"
 
 namespace {
@@ -156,6 +160,184 @@ TEST_F(single_pass_cuda, chained_float_results_are_deterministic_in_every_shape)
   for (int i = 0; i < list.count; ++i) {
     const std::string name = ss::tuning::candidate_name(ss::tuning::algorithm::chained, sizeof(float), i);
     check_float_determinism(ss::scan_strategy::chained, name.c_str());
+  }
+}
+
+// ---- inputs of the vectorised kernels ----
+
+// Input maps whose every value matters: not monotone, negative and positive.
+struct flag_weight {
+  STREAMSCAN_HOST_DEVICE std::int32_t operator()(unsigned char f) const { return f % 3 == 0 ? -2 : f; }
+};
+struct square_plus_one {
+  STREAMSCAN_HOST_DEVICE std::int64_t operator()(std::int16_t x) const { return std::int64_t{x} * x + 1; }
+};
+struct index_hash {
+  STREAMSCAN_HOST_DEVICE std::uint64_t operator()(std::int64_t i) const {
+    return (static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull) >> 40;
+  }
+};
+struct index_affine {  // non-commutative under affine_compose, 4 bytes: 4 per vector
+  STREAMSCAN_HOST_DEVICE st::affine<std::uint16_t> operator()(std::int64_t i) const {
+    return {static_cast<std::uint16_t>(2 * (i % 7) + 1), static_cast<std::uint16_t>(i * 31 + 5)};
+  }
+};
+struct index_matrix {  // non-commutative, 16 bytes: one per vector
+  STREAMSCAN_HOST_DEVICE st::mat2u operator()(std::int64_t i) const {
+    const auto u = static_cast<std::uint32_t>(i);
+    return {u % 3 + 1, u % 5, u % 2, 1};
+  }
+};
+
+// What a two-phase call leaves in a poisoned output, and which kernel it
+// launched last.
+template <class A>
+struct scan_result {
+  std::vector<A> out;
+  std::string kernel;
+};
+template <class A, class Call>
+scan_result<A> run_poisoned(std::int64_t n, Call call) {
+  const std::int64_t room = n > 0 ? n : 1;
+  st::device_buffer<A> d_out(room);
+  STREAMSCAN_TEST_CUDA(cudaMemset(d_out.get(), st::poison_byte, room * sizeof(A)));
+  STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());  // before the non-blocking test stream writes it
+  std::size_t bytes = 0;
+  ss::status s = call(nullptr, bytes, d_out.get());
+  EXPECT_TRUE(s.is_ok()) << s.message();
+  st::device_buffer<unsigned char> temp(bytes);
+  ss::cuda::testing::last_launched_kernel().store(nullptr);
+  s = call(temp.get(), bytes, d_out.get());
+  EXPECT_TRUE(s.is_ok()) << s.message();
+  STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+  scan_result<A> r;
+  d_out.download(r.out);
+  r.out.resize(static_cast<std::size_t>(n));
+  const char* k = ss::cuda::testing::last_launched_kernel().load();
+  r.kernel = k ? k : "none";
+  return r;
+}
+
+// Plain scans of `input` (values `values` on the host) into A, inclusive and
+// exclusive, against the oracle; `kernel` is the kernel expected to run.
+template <class A, class Input, class Op>
+void expect_scans(Input input, const std::vector<A>& values, Op op, A init, const std::string& kernel,
+                  const std::string& at) {
+  const auto n = static_cast<std::int64_t>(values.size());
+  const auto inclusive = run_poisoned<A>(
+      n, [&](void* t, std::size_t& b, A* out) { return ss::cuda::inclusive_scan(t, b, input, out, n, op, st::test_stream()); });
+  EXPECT_TRUE(st::compare_exact(inclusive.out, st::oracle_scan<A>(values, op, st::scan_kind::inclusive, init)))
+      << "inclusive, " << at;
+  const auto exclusive = run_poisoned<A>(n, [&](void* t, std::size_t& b, A* out) {
+    return ss::cuda::exclusive_scan(t, b, input, out, n, init, op, st::test_stream());
+  });
+  EXPECT_TRUE(st::compare_exact(exclusive.out, st::oracle_scan<A>(values, op, st::scan_kind::exclusive, init)))
+      << "exclusive, " << at;
+  if (n > 0) {
+    EXPECT_EQ(inclusive.kernel, kernel) << at;
+    EXPECT_EQ(exclusive.kernel, kernel) << at;
+  }
+}
+
+// Segmented scans by head flags, forward and backward, and a backward scan
+// with no segments.
+template <class A, class Input, class Op>
+void expect_segmented_scans(Input input, const std::vector<A>& values, const std::vector<unsigned char>& flags,
+                            const unsigned char* d_flags, Op op, bool dedicated, const std::string& at) {
+  const auto n = static_cast<std::int64_t>(values.size());
+  for (const auto dir : {ss::scan_direction::forward, ss::scan_direction::backward}) {
+    ss::segmented_options opt;
+    opt.direction = dir;
+    const auto r = run_poisoned<A>(n, [&](void* t, std::size_t& b, A* out) {
+      return ss::cuda::segmented_inclusive_scan(t, b, input, out, n, ss::head_flags{d_flags}, op, st::test_stream(),
+                                                opt);
+    });
+    const std::string what = std::string(dir == ss::scan_direction::forward ? "forward" : "backward") + ", " + at;
+    EXPECT_TRUE(st::compare_exact(r.out, st::oracle_segmented<A>(values, flags, op, st::seg_kind::inclusive, A{}, dir)))
+        << "segmented " << what;
+    if (n > 0 && dedicated) EXPECT_EQ(r.kernel, "segmented_scan_kernel") << what;
+  }
+  ss::segmented_options backward;
+  backward.direction = ss::scan_direction::backward;
+  const auto r = run_poisoned<A>(n, [&](void* t, std::size_t& b, A* out) {
+    return ss::cuda::segmented_inclusive_scan(t, b, input, out, n, ss::no_segments{}, op, st::test_stream(), backward);
+  });
+  const std::vector<unsigned char> none(static_cast<std::size_t>(n), 0);
+  EXPECT_TRUE(st::compare_exact(
+      r.out, st::oracle_segmented<A>(values, none, op, st::seg_kind::inclusive, A{}, ss::scan_direction::backward)))
+      << "backward, no segments, " << at;
+  if (n > 0 && dedicated) EXPECT_EQ(r.kernel, "single_pass_vector_scan_kernel<decoupled, backward>") << at;
+}
+
+template <class A, class F>
+std::vector<A> mapped(std::int64_t n, F f) {
+  std::vector<A> v(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = f(i);
+  return v;
+}
+
+TEST_F(single_pass_cuda, vector_kernels_read_narrow_pointers_and_computed_iterators) {
+  auto rng = st::make_rng("vector_inputs");
+  const std::string vector_kernel = "single_pass_vector_scan_kernel<decoupled>";
+  const std::string general_kernel = "single_pass_scan_kernel<decoupled>";
+  const std::int64_t t = ss::cuda::scan_tile_items<std::int32_t>(ss::scan_strategy::decoupled_lookback);
+  std::uniform_int_distribution<std::int64_t> large(std::int64_t{1} << 20, std::int64_t{1} << 23);
+  // The last size is past where raw int32 pointers take the pipelined kernel:
+  // other inputs take the one-tile kernel there.
+  for (const std::int64_t n : {std::int64_t{0}, std::int64_t{1}, t - 1, t, t + 1, 7 * t + 3, large(rng),
+                               (std::int64_t{1} << 26) + 5}) {
+    const std::string at = "seed " + std::to_string(st::global_seed()) + " n=" + std::to_string(n);
+    const auto bytes = st::random_vector<unsigned char>(rng, n + 1);
+    std::vector<std::int16_t> shorts(static_cast<std::size_t>(n));
+    for (auto& x : shorts) x = static_cast<std::int16_t>(rng());
+    st::device_buffer<unsigned char> d_bytes(n + 1);
+    st::device_buffer<std::int16_t> d_shorts(n > 0 ? n : 1);
+    d_bytes.upload(bytes);
+    d_shorts.upload(shorts);
+    const std::vector<unsigned char> tail(bytes.begin() + 1, bytes.end());  // the values from d_bytes + 1
+
+    // Raw pointers narrower than the accumulator: 4 and 2 bytes a vector.
+    const auto* b = static_cast<const unsigned char*>(d_bytes.get());
+    expect_scans<std::int32_t>(b, mapped<std::int32_t>(n, [&](std::int64_t i) { return bytes[i]; }), ss::plus{}, 9,
+                               vector_kernel, "uint8 -> int32, " + at);
+    expect_scans<std::uint64_t>(b, mapped<std::uint64_t>(n, [&](std::int64_t i) { return bytes[i]; }), ss::plus{},
+                                9, vector_kernel, "uint8 -> uint64, " + at);
+    // Misaligned for a vector: the general kernel, the same results.
+    expect_scans<std::int32_t>(b + 1, mapped<std::int32_t>(n, [&](std::int64_t i) { return tail[i]; }), ss::plus{},
+                               9, general_kernel, "uint8 + 1 -> int32, " + at);
+    // Transforms of raw pointers.
+    const auto weights = ss::make_transform_iterator(b, flag_weight{});
+    const auto weight_values = mapped<std::int32_t>(n, [&](std::int64_t i) { return flag_weight{}(bytes[i]); });
+    expect_scans<std::int32_t>(weights, weight_values, ss::plus{}, -4, vector_kernel, "transform uint8, " + at);
+    const auto squares =
+        ss::make_transform_iterator(static_cast<const std::int16_t*>(d_shorts.get()), square_plus_one{});
+    expect_scans<std::int64_t>(squares, mapped<std::int64_t>(n, [&](std::int64_t i) { return square_plus_one{}(shorts[i]); }),
+                               ss::maximum{}, std::int64_t{-1}, vector_kernel, "transform int16 -> int64, " + at);
+    // Computed: counting, and transforms of counting; non-commutative structs.
+    expect_scans<std::int32_t>(ss::counting_iterator<std::int32_t>(-5),
+                               mapped<std::int32_t>(n, [](std::int64_t i) { return static_cast<std::int32_t>(i - 5); }),
+                               ss::plus{}, 3, vector_kernel, "counting, " + at);
+    const ss::counting_iterator<std::int64_t> index(0);
+    expect_scans<std::uint64_t>(ss::make_transform_iterator(index, index_hash{}), mapped<std::uint64_t>(n, index_hash{}),
+                                ss::plus{}, 1, vector_kernel, "transform counting -> uint64, " + at);
+    expect_scans<st::affine<std::uint16_t>>(ss::make_transform_iterator(index, index_affine{}),
+                                            mapped<st::affine<std::uint16_t>>(n, index_affine{}), st::affine_compose{},
+                                            st::affine<std::uint16_t>{1, 0}, vector_kernel, "affine, " + at);
+    expect_scans<st::mat2u>(ss::make_transform_iterator(index, index_matrix{}), mapped<st::mat2u>(n, index_matrix{}),
+                            st::mat2u_product{}, st::mat2u{1, 0, 0, 1}, vector_kernel, "mat2u, " + at);
+
+    // Segmented scans read them in the dedicated kernel.
+    if (n > (std::int64_t{1} << 24)) continue;  // the host oracle's time
+    const st::segments_fixture segs = st::make_segments(rng, n, 40);
+    st::device_buffer<unsigned char> d_flags(n > 0 ? n : 1);
+    d_flags.upload(segs.flags);
+    expect_segmented_scans<std::int32_t>(weights, weight_values, segs.flags, d_flags.get(), ss::plus{}, true,
+                                         "transform uint8, " + at);
+    expect_segmented_scans<st::affine<std::uint16_t>>(ss::make_transform_iterator(index, index_affine{}),
+                                                      mapped<st::affine<std::uint16_t>>(n, index_affine{}), segs.flags,
+                                                      d_flags.get(), st::affine_compose{}, true, "affine, " + at);
+    expect_segmented_scans<std::int32_t>(b + 1, mapped<std::int32_t>(n, [&](std::int64_t i) { return tail[i]; }),
+                                         segs.flags, d_flags.get(), ss::plus{}, false, "uint8 + 1, " + at);
   }
 }
 

@@ -8,8 +8,10 @@
 // Each is a random-access iterator whose reference is its value (nothing to
 // write through), cheap to copy, and valid at any index: it[i] computes the
 // value, nothing is stored. Every call of both back ends takes them as inputs.
-// Only raw pointers reach the vectorised kernels; these take the general path
-// of each call.
+// On the GPU, the scans and segmented scans (and what is built on them) read a
+// counting or constant iterator, or a transform_iterator over one of them or
+// over a raw pointer, in their vectorised kernels, as they read raw pointers;
+// other iterators, and the other calls, take the general path.
 #pragma once
 
 #include <cstddef>
@@ -123,6 +125,7 @@ class transform_iterator : public detail::computed_iterator<transform_iterator<I
   STREAMSCAN_HOST_DEVICE value_type operator[](difference_type i) const { return f_(base_[i]); }
   STREAMSCAN_HOST_DEVICE value_type operator*() const { return f_(base_[0]); }
   STREAMSCAN_HOST_DEVICE It base() const { return base_; }
+  STREAMSCAN_HOST_DEVICE const F& functor() const { return f_; }
 
   STREAMSCAN_HOST_DEVICE transform_iterator at(difference_type d) const { return transform_iterator(base_ + d, f_); }
   STREAMSCAN_HOST_DEVICE static difference_type distance(const transform_iterator& a, const transform_iterator& b) {

@@ -28,7 +28,7 @@
 // group totals, the caller resolves the tile's prefix (the chain), and the
 // prefix of the tile and of the groups before goes in front of every value.
 // No identity element is assumed: absent prefixes are `maybe`s. Values are
-// read and written through tile_io.cuh's pointer_tile_io (raw 16-byte-aligned
+// read and written through tile_io.cuh's vector_tile_io (raw 16-byte-aligned
 // pointers; the dispatcher runs the 2D matrix scan for anything else).
 #pragma once
 

@@ -1,6 +1,7 @@
 // streamscan/cuda/agent/segmented_tile_io.cuh - the tile IO (tile_io.cuh)
-// of the dedicated segmented and backward scans: raw pointers of the value
-// type V, head bits, forward or backward.
+// of the dedicated segmented and backward scans: an input vector_input.cuh
+// can read (a raw pointer of the value type V, or a transform or counting
+// iterator), a raw output pointer of V, head bits, forward or backward.
 //
 // It hands the agent (agent_segmented_scan.cuh) values and their head bits
 // read straight from memory: one 16-byte load of Width values and one 32-bit
@@ -12,7 +13,7 @@
 // aligned.
 //
 // It keeps its own pointers and address arithmetic rather than wrapping
-// pointer_tile_io: the wrapped version measured slower.
+// vector_tile_io: the wrapped version measured slower.
 #pragma once
 
 #include <cstdint>
@@ -25,9 +26,10 @@ namespace streamscan::cuda::detail {
 
 // Backward is a template parameter: the mirrored addresses and the reversal
 // in registers then cost nothing in forward scans.
-template <class V, int Width, class Op, bool Backward>
+template <class V, int Width, class Op, bool Backward, class In = const V*>
 struct segmented_tile_io {
   using value_type = V;
+  using input = vector_input<In, Width>;
   static constexpr int width = Width;
   static constexpr bool backward = Backward;
   static constexpr std::uint32_t all_slots = Width == 32 ? ~0u : (1u << Width) - 1u;
@@ -38,7 +40,7 @@ struct segmented_tile_io {
     std::uint32_t heads;
   };
 
-  const V* in;
+  In in;
   V* out;
   streamscan::detail::segment_heads heads;
   V init;
@@ -112,17 +114,18 @@ struct segmented_tile_io {
   // `link` starts default-constructed for each slice.
   __device__ void load(std::int64_t base, int s0, V (&v)[Width], vector_meta& meta, row_link& link) const {
     const std::int64_t k = base + s0;
-    const vector_of<V, Width> raw = load_16<V, Width>(in + first_element(k));
+    typename input::value raw[Width];
+    input::load(in, first_element(k), raw);
     meta.heads = head_run(k, link);
 #pragma unroll
     for (int c = 0; c < Width; ++c)
-      v[c] = fold(raw.x[Backward ? Width - 1 - c : c], ((meta.heads >> c) & 1u) != 0);
+      v[c] = fold(static_cast<V>(raw[Backward ? Width - 1 - c : c]), ((meta.heads >> c) & 1u) != 0);
   }
   __device__ V load_one(std::int64_t base, int s, vector_meta& meta, int c) const {
     const std::int64_t k = base + s;
     const bool head = heads(k);
     meta.heads |= static_cast<std::uint32_t>(head) << c;
-    return fold(static_cast<V>(in[heads.element(k)]), head);
+    return fold(static_cast<V>(input::one(in, heads.element(k))), head);
   }
 
   __device__ V result(const V& x, const vector_meta& meta, int c) const {

@@ -6,29 +6,18 @@
 // of the tile, s0 a multiple of Width), one 16-byte access each when the tile
 // is full, one position at a time when it is not. An IO maps scan positions to
 // memory and may carry a little per-vector state (`vector_meta`) from the load
-// to the store. This one is the plain scan's: raw pointers, forward or
-// backward. segmented_tile_io.cuh adds head bits for the segmented scans.
+// to the store. This one is the plain scan's: an input vector_input.cuh can
+// read (a raw pointer, or a transform or counting iterator), a raw output
+// pointer, forward or backward. segmented_tile_io.cuh adds head bits for the
+// segmented scans.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
+#include "vector_input.cuh"
+
 namespace streamscan::cuda::detail {
-
-// 16-byte accesses of Width values of T. The input is read once, so it is
-// not kept in L1 (ld.global.cs).
-template <class T, int Width>
-struct alignas(16) vector_of {
-  T x[Width];
-};
-
-template <class T, int Width>
-__device__ __forceinline__ vector_of<T, Width> load_16(const T* p) {
-  const uint4 raw = __ldcs(reinterpret_cast<const uint4*>(p));
-  vector_of<T, Width> v;
-  memcpy(&v, &raw, 16);
-  return v;
-}
 
 // Through the st.global.wb intrinsic (the default policy), not a plain
 // assignment: the compiler split the latter into one 8-byte and two 4-byte
@@ -40,17 +29,19 @@ __device__ __forceinline__ void store_16(T* p, const vector_of<T, Width>& v) {
   __stwb(reinterpret_cast<uint4*>(p), raw);
 }
 
-// Raw pointers, forward, or backward: scan position k is element n - 1 - k,
-// and a vector of positions [k, k + Width) is the 16-byte block that mirrors
-// them, reversed in registers (aligned when n - k is a multiple of Width: the
-// dispatcher cuts backward tiles from the far end; see next_tile).
-template <class A, int Width, bool Backward = false>
-struct pointer_tile_io {
+// Forward, or backward: scan position k is element n - 1 - k, and a vector
+// of positions [k, k + Width) is the block of elements that mirrors them,
+// reversed in registers (aligned when n - k is a multiple of Width: the
+// dispatcher cuts backward tiles from the far end; see next_tile). `In` is a
+// raw pointer of A (16-byte accesses) or any input vector_input reads.
+template <class A, int Width, bool Backward = false, class In = const A*>
+struct vector_tile_io {
   using value_type = A;
+  using input = vector_input<In, Width>;
   static constexpr int width = Width;
   struct vector_meta {};
 
-  const A* in;
+  In in;
   A* out;
   std::int64_t n;
 
@@ -59,11 +50,14 @@ struct pointer_tile_io {
   __device__ std::int64_t first_element(std::int64_t k) const { return Backward ? n - k - Width : k; }
 
   __device__ void load(std::int64_t base, int s0, A (&v)[Width], vector_meta&) const {
-    const vector_of<A, Width> raw = load_16<A, Width>(in + first_element(base + s0));
+    typename input::value raw[Width];
+    input::load(in, first_element(base + s0), raw);
 #pragma unroll
-    for (int c = 0; c < Width; ++c) v[c] = raw.x[Backward ? Width - 1 - c : c];
+    for (int c = 0; c < Width; ++c) v[c] = static_cast<A>(raw[Backward ? Width - 1 - c : c]);
   }
-  __device__ A load_one(std::int64_t base, int s, vector_meta&, int) const { return in[element(base + s)]; }
+  __device__ A load_one(std::int64_t base, int s, vector_meta&, int) const {
+    return static_cast<A>(input::one(in, element(base + s)));
+  }
   __device__ void store(std::int64_t base, int s0, const A (&v)[Width], const vector_meta&) const {
     vector_of<A, Width> raw;
 #pragma unroll

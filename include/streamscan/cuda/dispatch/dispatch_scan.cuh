@@ -14,6 +14,7 @@
 #include "../../detail/validate.hpp"
 #include "../../scan_options.hpp"
 #include "../../status.hpp"
+#include "../agent/vector_input.cuh"
 #include "../kernels/scan_kernels.cuh"
 #include "../kernels/pipelined_scan_kernel.cuh"
 #include "../kernels/single_pass_scan_kernel.cuh"
@@ -65,17 +66,36 @@ status check_temp_and_pointers(const char* fn, void* temp, std::size_t& temp_byt
   return status::ok();
 }
 
-// Whether the vectorised single-pass kernel can take these iterators: raw
-// pointers of the accumulator type whose size divides 16 bytes (the pointers'
-// alignment is checked at run time).
+// Whether the kernels that stage raw values (the pipelined scan, the chained
+// 3D scan) can take these iterators: raw pointers of the accumulator type
+// whose size divides 16 bytes (the pointers' alignment is checked at run time).
 template <class A, class InIt, class OutIt>
-constexpr bool vector_kernel_fits() {
+constexpr bool raw_vector_fits() {
   if constexpr (std::is_pointer_v<InIt> && std::is_pointer_v<OutIt>) {
     return std::is_same_v<std::remove_cv_t<std::remove_pointer_t<InIt>>, A> &&
            std::is_same_v<std::remove_pointer_t<OutIt>, A> && tuning::vector_scan_policy_for<A>::applies;
   } else {
     return false;
   }
+}
+
+// Whether the vectorised one-tile kernel can take them: a raw output pointer
+// of A as above, and an input vector_input reads as values of A (a raw
+// pointer of any type, a transform or counting iterator).
+template <class A, class InIt, class OutIt>
+constexpr bool vector_kernel_fits() {
+  if constexpr (std::is_pointer_v<OutIt>) {
+    return std::is_same_v<std::remove_pointer_t<OutIt>, A> && tuning::vector_scan_policy_for<A>::applies &&
+           vector_input_fits<InIt, A, tuning::vector_scan_policy_for<A>::vector_width>();
+  } else {
+    return false;
+  }
+}
+
+// Whether iterators that fit the vectorised kernels are aligned for them.
+template <class A, int Width, class InIt>
+bool vector_aligned(const InIt& in, const A* out) {
+  return vector_input<InIt, Width>::aligned(in) && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
 }
 
 // A single-pass kernel's temp storage: the tile counter in the first 256
@@ -92,16 +112,18 @@ inline status reset_tile_status(const char* fn, void* bytes, std::size_t size, c
   return status::ok();
 }
 
-// The vectorised decoupled look-back kernel on 16-byte aligned raw pointers
-// of A, at vector shape `Shape`, temp storage at `bytes` (reset). Backward scans (the segmented scans' no_segments)
-// lead with filler slots, so that every full tile is aligned (next_tile).
-template <bool Backward, int Shape, class A, class Op>
-status launch_vector_scan(const char* fn, unsigned char* bytes, const A* in, A* out, std::int64_t n, Op op,
-                          maybe<A> init, scan_mode mode, cudaStream_t stream) {
+// The vectorised decoupled look-back kernel at vector shape `Shape`: an
+// aligned input In (a raw pointer, or what vector_input reads), a raw output
+// pointer of A, temp storage at `bytes` (reset). Backward scans (the segmented
+// scans' no_segments) lead with filler slots, so that every full tile is
+// aligned (next_tile).
+template <bool Backward, int Shape, class A, class In, class Op>
+status launch_vector_scan(const char* fn, unsigned char* bytes, In in, A* out, std::int64_t n, Op op, maybe<A> init,
+                          scan_mode mode, cudaStream_t stream) {
   using vector_policy = tuning::vector_scan_policy_for<A, Shape>;
   const std::int64_t tiles = (n + vector_policy::tile_items - 1) / vector_policy::tile_items;
   const std::int64_t lead = Backward ? tiles * vector_policy::tile_items - n : 0;
-  using io_t = pointer_tile_io<A, vector_policy::vector_width, Backward>;
+  using io_t = vector_tile_io<A, vector_policy::vector_width, Backward, In>;
   return launch(fn,
                 Backward ? "single_pass_vector_scan_kernel<decoupled, backward>"
                          : "single_pass_vector_scan_kernel<decoupled>",
@@ -171,7 +193,7 @@ status launch_stream_scan(const char* fn, unsigned char* bytes, const A* in, A* 
   if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0 || reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
     return status::ok();
   using policy = tuning::stream_scan_policy_for<A, Shape>;
-  using io_t = pointer_tile_io<A, static_cast<int>(16 / sizeof(A))>;
+  using io_t = vector_tile_io<A, static_cast<int>(16 / sizeof(A))>;
   using agent_t = agent_stream_scan<policy, io_t, A, Op>;
   const auto kernel = stream_scan_kernel<policy, io_t, A, Op>;
   constexpr std::size_t dynamic = agent_t::shared_bytes;
@@ -216,15 +238,19 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
   constexpr look_back_kind kind = Chained ? look_back_kind::chained : look_back_kind::decoupled;
   auto* counter = reinterpret_cast<unsigned long long*>(bytes);
   if constexpr (vector_fits) {
-    if (reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+    if (vector_aligned<A, tuning::vector_scan_policy_for<A>::vector_width>(in, out)) {
+      // The pipelined kernel stages raw values; other inputs run the
+      // default one-tile shape in its place.
+      const auto input = read_only_input(in);
       auto run = [&](auto shape) {
         constexpr int index = decltype(shape)::value;
-        if constexpr (tuning::vector_scan_policy_for<A, index>::stages > 0)
-          return launch_pipelined_scan<index>(fn, bytes, static_cast<const A*>(in), out, n, op, init, mode, stream,
-                                              facts);
+        if constexpr (tuning::vector_scan_policy_for<A, index>::stages == 0)
+          return launch_vector_scan<false, index>(fn, bytes, input, out, n, op, init, mode, stream);
+        else if constexpr (raw_vector_fits<A, InIt, OutIt>())
+          return launch_pipelined_scan<index>(fn, bytes, input, out, n, op, init, mode, stream, facts);
         else
-          return launch_vector_scan<false, index>(fn, bytes, static_cast<const A*>(in), out, n, op, init, mode,
-                                                  stream);
+          return launch_vector_scan<false, tuning::default_vector_shape(sizeof(A))>(fn, bytes, input, out, n, op,
+                                                                                    init, mode, stream);
       };
       if constexpr (tuning::vector_scan_policy_for<A>::tunable)
         return visit_candidate<tuning::decoupled_shape_count>(chosen.index, run);
@@ -247,7 +273,7 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
       if constexpr (index < tuning::matrix_shape_count) {
         return run(shape);
       } else {
-        if constexpr (vector_kernel_fits<A, InIt, OutIt>()) {
+        if constexpr (raw_vector_fits<A, InIt, OutIt>()) {
           bool ran = false;
           const status s = launch_stream_scan<index>(fn, bytes, static_cast<const A*>(in), out, n, op, init, mode,
                                                      stream, facts, ran);

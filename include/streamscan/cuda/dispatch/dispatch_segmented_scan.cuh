@@ -44,13 +44,14 @@ status check_segments_accessible(const char* fn, const S& s, const device_facts&
   else return status::ok();
 }
 
-// Whether the dedicated kernel can take these iterators: raw pointers of the
-// accumulator type whose size divides 16 bytes (alignment: at run time).
+// Whether the dedicated kernel can take these iterators: a raw output pointer
+// of the accumulator type whose size divides 16 bytes, and an input
+// vector_input reads as values of it (alignment: at run time).
 template <class A, class InIt, class OutIt>
 constexpr bool segmented_kernel_fits() {
-  if constexpr (std::is_pointer_v<InIt> && std::is_pointer_v<OutIt>) {
-    return std::is_same_v<std::remove_cv_t<std::remove_pointer_t<InIt>>, A> &&
-           std::is_same_v<std::remove_pointer_t<OutIt>, A> && sizeof(A) <= 16 && 16 % sizeof(A) == 0;
+  if constexpr (std::is_pointer_v<OutIt> && sizeof(A) <= 16 && 16 % sizeof(A) == 0) {
+    return std::is_same_v<std::remove_pointer_t<OutIt>, A> &&
+           vector_input_fits<InIt, A, tuning::segmented_scan_policy<A>::vector_width>();
   } else {
     return false;
   }
@@ -61,8 +62,8 @@ constexpr bool segmented_kernel_fits() {
 // (sized for the smallest shape), reset by one memset; then one kernel.
 // Backward scans put filler slots before the first tile, so that full tiles
 // are aligned.
-template <class A, class Op>
-status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t bytes_size, const A* in, A* out,
+template <class A, class In, class Op>
+status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t bytes_size, In in, A* out,
                                std::int64_t n, const streamscan::detail::segment_heads& heads, Op op,
                                maybe<A> init, scan_mode mode, const char* policy_name, cudaStream_t stream,
                                const device_facts& facts) {
@@ -80,7 +81,7 @@ status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t
     using policy = tuning::segmented_scan_policy<A, decltype(shape_constant)::value>;
     const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
     auto go = [&](auto backward) {
-      using io_t = segmented_tile_io<A, policy::vector_width, Op, decltype(backward)::value>;
+      using io_t = segmented_tile_io<A, policy::vector_width, Op, decltype(backward)::value, In>;
       const std::int64_t lead = backward ? tiles * policy::tile_items - n : 0;
       const io_t io{in, out, heads, init.value, init.present, mode == scan_mode::exclusive, op};
       return launch(fn, "segmented_scan_kernel", segmented_scan_kernel<policy, io_t, Op>, tiles, policy::threads,
@@ -114,10 +115,12 @@ status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t
     };
     return heads.backward ? go(std::true_type{}) : go(std::false_type{});
   };
+  // The pipeline stages raw values: other inputs run shape 0 in its place.
   auto run = [&](auto shape_constant) {
     constexpr int index = decltype(shape_constant)::value;
     if constexpr (tuning::segmented_shapes[index].stages == 0) return run_dedicated(shape_constant);
-    else if constexpr (tuning::segmented_pipeline_fits(sizeof(A))) return run_pipelined(shape_constant);
+    else if constexpr (tuning::segmented_pipeline_fits(sizeof(A)) && std::is_same_v<In, const A*>)
+      return run_pipelined(shape_constant);
     else return run_dedicated(std::integral_constant<int, 0>{});
   };
   return visit_candidate<tuning::segmented_shape_count>(chosen.index, run);
@@ -242,18 +245,16 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
       return s;
   }
   if constexpr (dedicated_fits) {
-    if (dedicated_strategy && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
-        reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+    if (dedicated_strategy && vector_aligned<A, tuning::segmented_scan_policy<A>::vector_width>(in, out)) {
+      const auto input = read_only_input(in);
       if constexpr (plain) {
         unsigned char* bytes = base + bits_bytes;
         if (status s = reset_tile_status(fn, bytes, dedicated_bytes, stream); !s) return s;
         constexpr int shape0 = tuning::vector_scan_policy_for<A>::tunable ? tuning::default_vector_shape(sizeof(A)) : 0;
-        return heads.backward
-                   ? launch_vector_scan<true, shape0>(fn, bytes, static_cast<const A*>(in), out, n, op, init, mode, stream)
-                   : launch_vector_scan<false, shape0>(fn, bytes, static_cast<const A*>(in), out, n, op, init, mode,
-                                                       stream);
+        return heads.backward ? launch_vector_scan<true, shape0>(fn, bytes, input, out, n, op, init, mode, stream)
+                              : launch_vector_scan<false, shape0>(fn, bytes, input, out, n, op, init, mode, stream);
       }
-      return launch_segmented_kernel<A>(fn, base + bits_bytes, dedicated_bytes, static_cast<const A*>(in), out, n,
+      return launch_segmented_kernel<A>(fn, base + bits_bytes, dedicated_bytes, input, out, n,
                                         heads, op, init, mode, opt.scan.policy, stream, facts);
     }
   }

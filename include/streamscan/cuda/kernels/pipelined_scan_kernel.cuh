@@ -58,7 +58,7 @@ struct pipelined_scan_program {
                          const A&) {
     if (before.present) warp_prefix_slice(r.v, before.value, op);
     if (mode == scan_mode::exclusive) warp_shift_slice_right(r.v, before.value, lane);
-    const pointer_tile_io<A, W, false> io{in, out, n};
+    const vector_tile_io<A, W, false> io{in, out, n};
 #pragma unroll
     for (int k = 0; k < R; ++k) {
       const int first = slice + (32 * k + lane) * W;

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -28,6 +29,12 @@ inline cudaError_t& injected_launch_error() {
 inline long long& persistent_grid_limit() {
   static long long limit = 0;
   return limit;
+}
+// Test hook: the name of the kernel the last checked launch started, so that
+// a test can tell which path a call took.
+inline std::atomic<const char*>& last_launched_kernel() {
+  static std::atomic<const char*> name{nullptr};
+  return name;
 }
 }  // namespace testing
 
@@ -131,6 +138,7 @@ status launch_with_shared(const char* fn, const char* kernel_name, void (*kernel
       std::forward<Args>(args)...);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_status(fn, (std::string("launching ") + kernel_name).c_str(), e);
+  testing::last_launched_kernel().store(kernel_name, std::memory_order_relaxed);
   return status::ok();
 }
 
