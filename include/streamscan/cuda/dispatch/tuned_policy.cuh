@@ -9,11 +9,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "../../scan_options.hpp"
 #include "../../status.hpp"
@@ -31,12 +31,14 @@ struct gpu_identity {
 
 // Name and compute capability of a device, queried once per device and
 // process (cudaGetDeviceProperties costs far more than a scan of small n).
-inline status identify_gpu(const char* fn, int device, gpu_identity& out) {
+// Every call of every algorithm asks, so it hands out a pointer to the cached
+// entry, not a copy of the name (a deque keeps entries in place as it grows).
+inline status identify_gpu(const char* fn, int device, const gpu_identity*& out) {
   static std::mutex m;
-  static std::vector<gpu_identity> known;
+  static std::deque<gpu_identity> known;
   std::lock_guard<std::mutex> lock(m);
   if (device >= 0 && static_cast<std::size_t>(device) < known.size() && known[device].known) {
-    out = known[device];
+    out = &known[device];
     return status::ok();
   }
   cudaDeviceProp prop{};
@@ -46,7 +48,7 @@ inline status identify_gpu(const char* fn, int device, gpu_identity& out) {
   }
   if (known.size() <= static_cast<std::size_t>(device)) known.resize(device + 1);
   known[device] = gpu_identity{true, prop.name, prop.major * 10 + prop.minor};
-  out = known[device];
+  out = &known[device];
   return status::ok();
 }
 
@@ -100,15 +102,15 @@ inline status choose_policy(const char* fn, const char* argument, tuning::algori
     out = chosen_policy{named, policy_source::caller};
     return status::ok();
   }
-  gpu_identity gpu;
+  const gpu_identity* gpu = nullptr;
   if (status st = identify_gpu(fn, device, gpu); !st) return st;
-  out = chosen_policy{tuning::default_for(alg, value_bytes, n, gpu.cc < cc_cap ? gpu.cc : cc_cap),
+  out = chosen_policy{tuning::default_for(alg, value_bytes, n, gpu->cc < cc_cap ? gpu->cc : cc_cap),
                       list.count == 0 ? policy_source::fixed : policy_source::default_policy};
   if (list.count == 0 || (requested != nullptr && std::string(requested) == "default")) return status::ok();
   const auto file = streamscan::tuning::active();
   if (file->state != streamscan::tuning::load_result::loaded || file->contents.entries.empty()) return status::ok();
   const streamscan::tuning::entry* e =
-      streamscan::tuning::find(file->contents, gpu.name, gpu.cc, alg, static_cast<int>(value_bytes), op_class, n);
+      streamscan::tuning::find(file->contents, gpu->name, gpu->cc, alg, static_cast<int>(value_bytes), op_class, n);
   if (e != nullptr) out = chosen_policy{tuning::candidate_index(alg, value_bytes, e->policy), policy_source::tuning_file};
   return status::ok();
 }
