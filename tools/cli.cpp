@@ -25,6 +25,7 @@ const std::vector<std::string>& scan_bench_algorithms() {
 const std::vector<std::string>& bench_algorithms() {
   static const std::vector<std::string> v = [] {
     std::vector<std::string> names = scan_bench_algorithms();
+    names.push_back(opt_in_transform_input);
     for (const char* sort : {"onesweep", "double_buffer", "split", "quicksort"}) names.push_back(sort);
     for (const char* spmv : {"cusparse", "merge_path", "segmented_scan"}) names.push_back(spmv);
     for (const char* tri : {"automatic", "thomas_pcr", "hybrid", "cyclic_reduction", "parallel_cyclic_reduction", "partitioned",
@@ -196,6 +197,7 @@ command parse_command_line(int argc, const char* const* argv) {
   c.bench.types = bench_types();
   c.bench.log2_sizes = parse_log2_sizes("--sizes", "16..30:2");
   c.bench.algorithms = bench_algorithms();
+  c.bench.algorithms.erase(std::find(c.bench.algorithms.begin(), c.bench.algorithms.end(), opt_in_transform_input));
   c.tune.types = tune_types();
   c.tune.algorithms = tune_algorithms();
   c.tune.log2_sizes = {18, 22, 26};
@@ -336,7 +338,9 @@ std::string help_text(const std::string& topic) {
            "                     spmv: memcpy,cusparse,merge_path,segmented_scan;\n"
            "                     tridiagonal: memcpy,cusparse,automatic,thomas_pcr,hybrid,cyclic_reduction,\n"
            "                     parallel_cyclic_reduction,partitioned,thomas;\n"
-           "                     default all\n"
+           "                     default all but transform_input (scan, named only: the default\n"
+           "                     strategy reading a transform_iterator over the input, in its\n"
+           "                     vectorised kernel and, for comparison, in the general one)\n"
            "  --repeat R         timed runs per measurement (default 20; 5 on the CPU)\n"
            "  --json FILE        also write the results as JSON (scripts/plot-bench draws them)\n"
            "  --compare-defaults where the tuning file picks another policy than the built-in default,\n"

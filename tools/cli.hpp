@@ -69,6 +69,8 @@ const std::vector<std::string>& bench_types();
 const std::vector<std::string>& bench_primitives();
 const std::vector<std::string>& bench_algorithms();
 const std::vector<std::string>& scan_bench_algorithms();  // those of the scan bench
+// A scan bench measurement run only when --algorithms names it.
+inline constexpr const char* opt_in_transform_input = "transform_input";
 const std::vector<std::string>& sort_key_types();
 const std::vector<std::string>& sort_distributions();
 const std::vector<std::string>& tune_types();

@@ -23,8 +23,30 @@ namespace {
 int measurements(const bench_options& o) {
   int count = 0;
   for (const auto& a : scan_bench_algorithms()) count += wants(o, a) ? 1 : 0;
-  return count;
+  return count + (wants(o, opt_in_transform_input) ? 2 : 0);
 }
+
+// x -> x: a transform_iterator that reads the same values as the raw input.
+struct pass_through {
+  template <class T>
+  __host__ __device__ T operator()(const T& x) const {
+    return x;
+  }
+};
+
+// A raw pointer behind an iterator the vectorised kernels do not read: what a
+// transform_iterator costs on the general kernel.
+template <class T>
+struct opaque_pointer : streamscan::detail::computed_iterator<opaque_pointer<T>, T> {
+  const T* p;
+  __host__ __device__ explicit opaque_pointer(const T* q) : p(q) {}
+  __host__ __device__ T operator[](std::ptrdiff_t i) const { return p[i]; }
+  __host__ __device__ T operator*() const { return *p; }
+  __host__ __device__ opaque_pointer at(std::ptrdiff_t d) const { return opaque_pointer(p + d); }
+  __host__ __device__ static std::ptrdiff_t distance(const opaque_pointer& a, const opaque_pointer& b) {
+    return a.p - b.p;
+  }
+};
 
 template <class T, class Op>
 void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench_report& rep, progress& bar) {
@@ -139,6 +161,29 @@ void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench
       }
     }
     for (const std::string& policy : policies) bench_strategy(strategy, policy);
+  }
+  // The default strategy on a transform_iterator over the input (`input(r)`).
+  auto bench_input = [&](const std::string& name, auto input) {
+    bar.step(where + name);
+    std::size_t temp_bytes = 0;
+    streamscan::throw_if_error(streamscan::cuda::inclusive_scan(nullptr, temp_bytes, input(0), buf.out(0), n, op));
+    void* temp = nullptr;
+    cuda_check(cudaMalloc(&temp, temp_bytes), "cudaMalloc");
+    auto run = [&](int r) {
+      streamscan::throw_if_error(streamscan::cuda::inclusive_scan(temp, temp_bytes, input(r), buf.out(r), n, op));
+    };
+    const timing ms = median_ms(o.repeat, run);
+    buf.poison();
+    run(0);
+    add(name, "-", ms, buf.matches_reference());
+    cudaFree(temp);
+  };
+  if (wants(o, opt_in_transform_input)) {
+    bench_input("transform_input (vectorised)",
+                [&](int r) { return streamscan::make_transform_iterator(buf.in(r), pass_through{}); });
+    bench_input("transform_input (general kernel)", [&](int r) {
+      return streamscan::make_transform_iterator(opaque_pointer<T>(buf.in(r)), pass_through{});
+    });
   }
   cuda_check(cudaDeviceSynchronize(), "bench");
 }
