@@ -339,8 +339,10 @@ std::string help_text(const std::string& topic) {
            "                     default all\n"
            "  --repeat R         timed runs per measurement (default 20; 5 on the CPU)\n"
            "  --json FILE        also write the results as JSON (scripts/plot-bench draws them)\n"
-           "  --compare-defaults where the tuning file picks another policy than the built-in default,\n"
-           "                     time both, interleaved, and print the default as 'STRATEGY (defaults)'\n"
+           "  --compare-defaults scan: a 'vs default' column names each strategy row's tuning-file entry\n"
+           "                     ('no entry' where none applies); where the entry picks another policy\n"
+           "                     than the built-in default, times both, interleaved, shows the default's\n"
+           "                     time / the tuned one's there and the default as 'STRATEGY (defaults)'\n"
            "  --cpu              benchmark the CPU back end even when a GPU is present\n"
            "  --progress MODE    auto (on when stderr is a terminal), on, off\n"
            "environment: STREAMSCAN_TUNING_FILE (see streamscan tune --help)\n";
