@@ -21,9 +21,19 @@ struct rounds {
       winner_ms.push_back(base * ratio[i % ratio.size()]);
     }
   }
+  keep_decision decide(double min_gain) const { return decide_keep(default_ms, winner_ms, min_gain); }
 };
 
 bool says(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Whether what tune prints for decision d about `winner` holds every part.
+testing::AssertionResult describes(const keep_decision& d, const std::string& winner,
+                                   const std::vector<std::string>& parts) {
+  const std::string text = describe(d, winner);
+  for (const std::string& part : parts)
+    if (!says(text, part)) return testing::AssertionFailure() << "'" << text << "' lacks '" << part << "'";
+  return testing::AssertionSuccess();
+}
 
 TEST(TuneRule, MinimumGainIsLargerBelowTwoToTheTwenty) {
   EXPECT_DOUBLE_EQ(min_gain(std::int64_t{1} << 18), 0.05);
@@ -32,8 +42,7 @@ TEST(TuneRule, MinimumGainIsLargerBelowTwoToTheTwenty) {
 }
 
 TEST(TuneRule, KeepsAClearWinBeyondTheNoise) {
-  const rounds r(30, 1.0, {0.92, 0.93, 0.94});
-  const keep_decision d = decide_keep(r.default_ms, r.winner_ms, 0.02);
+  const keep_decision d = rounds(30, 1.0, {0.92, 0.93, 0.94}).decide(0.02);
   EXPECT_TRUE(d.keep);
   EXPECT_NEAR(d.ratio, 0.93, 1e-9);
   EXPECT_GT(d.noise, 0.0);
@@ -41,44 +50,37 @@ TEST(TuneRule, KeepsAClearWinBeyondTheNoise) {
   EXPECT_DOUBLE_EQ(d.needed, 0.02);
   EXPECT_DOUBLE_EQ(d.default_ms, 1.0);
   EXPECT_NEAR(d.winner_ms, 0.93, 1e-9);
-  const std::string why = describe(d, "t256x12");
-  EXPECT_TRUE(says(why, "kept t256x12: 0.930x the default's time")) << why;
-  EXPECT_TRUE(says(why, "beyond the noise")) << why;
+  EXPECT_TRUE(describes(d, "t256x12", {"kept t256x12: 0.930x the default's time", "beyond the noise"}));
 }
 
 TEST(TuneRule, DropsAWinWithinTheNoise) {
   // Median 0.95 (a 5% gain) but the rounds swing by about 15%.
-  const rounds r(30, 1.0, {0.80, 0.95, 1.10});
-  const keep_decision d = decide_keep(r.default_ms, r.winner_ms, 0.02);
+  const keep_decision d = rounds(30, 1.0, {0.80, 0.95, 1.10}).decide(0.02);
   EXPECT_FALSE(d.keep);
   EXPECT_NEAR(d.ratio, 0.95, 1e-9);
   EXPECT_GT(d.noise, 0.05);
   EXPECT_DOUBLE_EQ(d.needed, d.noise);
-  const std::string why = describe(d, "p256x8s6");
-  EXPECT_TRUE(says(why, "dropped p256x8s6: 0.950x")) << why;
-  EXPECT_TRUE(says(why, "within the noise")) << why;
+  EXPECT_TRUE(describes(d, "p256x8s6", {"dropped p256x8s6: 0.950x", "within the noise"}));
 }
 
 TEST(TuneRule, DropsAQuietWinBelowTheMinimum) {
   const rounds r(30, 2.0, {0.985, 0.99, 0.995});
-  const keep_decision d = decide_keep(r.default_ms, r.winner_ms, 0.02);
+  const keep_decision d = r.decide(0.02);
   EXPECT_FALSE(d.keep);
   EXPECT_LT(d.noise, 0.02);
-  EXPECT_TRUE(says(describe(d, "t128x8"), "below the minimum of 2%")) << describe(d, "t128x8");
-  // The same rounds clear a 0.5% minimum.
-  EXPECT_TRUE(decide_keep(r.default_ms, r.winner_ms, 0.005).keep);
+  EXPECT_TRUE(describes(d, "t128x8", {"below the minimum of 2%"}));
+  EXPECT_TRUE(r.decide(0.005).keep);  // the same rounds clear a 0.5% minimum
 }
 
 TEST(TuneRule, DropsAWinnerThatIsNotFaster) {
-  const rounds r(20, 1.0, {1.002, 1.004, 1.006});
-  const keep_decision d = decide_keep(r.default_ms, r.winner_ms, 0.02);
+  const keep_decision d = rounds(20, 1.0, {1.002, 1.004, 1.006}).decide(0.02);
   EXPECT_FALSE(d.keep);
-  EXPECT_TRUE(says(describe(d, "t256x8"), "1.004x the default's time, not faster")) << describe(d, "t256x8");
+  EXPECT_TRUE(describes(d, "t256x8", {"1.004x the default's time, not faster"}));
 }
 
 TEST(TuneRule, AGainEqualToTheThresholdIsNotEnough) {
-  const rounds r(9, 1.0, {0.98});  // no spread: the threshold is the minimum gain exactly
-  const keep_decision d = decide_keep(r.default_ms, r.winner_ms, 1.0 - 0.98);
+  // No spread: the threshold is the minimum gain exactly.
+  const keep_decision d = rounds(9, 1.0, {0.98}).decide(1.0 - 0.98);
   EXPECT_LT(d.noise, 1e-12);
   EXPECT_FALSE(d.keep);
 }
@@ -101,7 +103,7 @@ TEST(TuneRule, DriftOnBothAlikeCancels) {
 TEST(TuneRule, NoValidRoundsKeepNothing) {
   const keep_decision none = decide_keep({}, {}, 0.02);
   EXPECT_FALSE(none.keep);
-  EXPECT_TRUE(says(describe(none, "t128x16"), "dropped t128x16: no valid re-timing"));
+  EXPECT_TRUE(describes(none, "t128x16", {"dropped t128x16: no valid re-timing"}));
   EXPECT_FALSE(decide_keep({1.0, 1.0, 0.0}, {0.5, 0.5, 0.5}, 0.02).keep);
   EXPECT_FALSE(decide_keep({1.0, 1.0, 1.0}, {0.5, -1.0, 0.5}, 0.02).keep);
 }
