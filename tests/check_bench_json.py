@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks a `streamscan bench --json` file: valid JSON (non-finite figures as
 null), schema 2, and per row a sample count equal to the repeats, min <= median
-<= max, a non-negative noise, and a named baseline wherever a speedup is given.
+<= max, a non-negative noise, a named baseline wherever a speedup is given, and
+the --compare-defaults fields (tuning_entry, vs_default) in every row.
 Usage: check_bench_json.py FILE REPEATS"""
 import json
 import math
@@ -26,6 +27,8 @@ def main():
             problems.append(f"{where}: not min <= median <= max")
         if not (isinstance(r["noise_pct"], (int, float)) and r["noise_pct"] >= 0 and math.isfinite(r["noise_pct"])):
             problems.append(f"{where}: noise {r['noise_pct']!r}")
+        if not isinstance(r.get("tuning_entry"), str) or not isinstance(r.get("vs_default"), (int, float)):
+            problems.append(f"{where}: no tuning_entry or vs_default")
         if r["speedup"] and not r["baseline"]:
             problems.append(f"{where}: a speedup without its baseline")
     if not any(r["baseline"] and r["speedup"] for r in rows):

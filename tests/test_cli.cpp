@@ -193,6 +193,8 @@ TEST(Cli, BadArgumentsNameTheArgument) {
   EXPECT_NE(error_of({"--budget", "10"}).find("unknown argument '--budget'"), std::string::npos);  // tune's
   EXPECT_NE(error_of({"tune", "--types", "float"}).find("--types: unknown value 'float'"), std::string::npos);
   EXPECT_NE(error_of({"tune", "--cpu"}).find("unknown argument '--cpu'"), std::string::npos);
+  EXPECT_NE(error_of({"tune", "--compare-defaults"}).find("unknown argument '--compare-defaults'"), std::string::npos);
+  EXPECT_NE(error_of({"--compare-defaults=yes"}).find("--compare-defaults takes no value"), std::string::npos);
   EXPECT_NE(error_of({"tune", "--budget", "0"}).find("--budget"), std::string::npos);
   EXPECT_NE(error_of({"tune", "--output", ""}).find("--output"), std::string::npos);
   EXPECT_NE(error_of({"verify", "--seed", "-1"}).find("--seed"), std::string::npos);

@@ -54,9 +54,10 @@ timing median_ms(int repeats, F f, cudaStream_t stream = nullptr) {
 // both, so that drift (clocks, temperature, other work) falls on both alike.
 // Which goes first alternates, and each call gets its own rotation index
 // (2r, 2r + 1): the second of a pair must not find the first's input in L2.
-// Returns their timings.
+// Returns their times in ms, element r of each from round r.
 template <class FA, class FB>
-std::pair<timing, timing> interleaved_median_ms(int repeats, FA fa, FB fb, cudaStream_t stream = nullptr) {
+std::pair<std::vector<double>, std::vector<double>> interleaved_rounds_ms(int repeats, FA fa, FB fb,
+                                                                          cudaStream_t stream = nullptr) {
   cudaEvent_t start, stop;
   cuda_check(cudaEventCreate(&start), "cudaEventCreate");
   cuda_check(cudaEventCreate(&stop), "cudaEventCreate");
@@ -83,6 +84,13 @@ std::pair<timing, timing> interleaved_median_ms(int repeats, FA fa, FB fb, cudaS
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
+  return {std::move(ta), std::move(tb)};
+}
+
+// The same, as the two timings.
+template <class FA, class FB>
+std::pair<timing, timing> interleaved_median_ms(int repeats, FA fa, FB fb, cudaStream_t stream = nullptr) {
+  auto [ta, tb] = interleaved_rounds_ms(repeats, fa, fb, stream);
   return {timing::of(std::move(ta)), timing::of(std::move(tb))};
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <streamscan/cuda.cuh>
+#include <streamscan/tuning.hpp>
 
 #include "fill.hpp"
 #include "gpu_buffers.cuh"
@@ -124,7 +125,11 @@ void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench
     streamscan::cuda::scan_plan default_plan;  // the built-in default for this n on this GPU
     streamscan::throw_if_error(streamscan::cuda::describe_scan<T>(n, {strategy, "default"}, default_plan, op));
     const std::string& default_policy = default_plan.policy;
-    const bool compare = o.compare_defaults && plan.source == "tuning file" && plan.policy != default_policy;
+    // --compare-defaults: a row at its chosen policy says which tuning-file
+    // entry applies, and where it differs from the default, times both.
+    const bool asked = o.compare_defaults && policy.empty();
+    const bool tuned = plan.source == "tuning file";
+    const bool compare = asked && tuned && plan.policy != default_policy;
     const streamscan::scan_options defaults{strategy, "default"};
     timing ms, default_ms;
     if (compare) std::tie(ms, default_ms) = interleaved_median_ms(o.repeat, run_with(opt), run_with(defaults));
@@ -134,7 +139,9 @@ void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench
     const bool is_default = policy.empty() || policy == default_policy;
     add(name, plan.policy + (policy.empty() ? " (" + plan.source + ")" : is_default ? " (default)" : ""), ms,
         buf.matches_reference());
+    if (asked) rep.rows.back().tuning_entry = tuned ? plan.policy : "no entry";
     if (compare) {
+      rep.rows.back().vs_default = default_ms.median_ms / ms.median_ms;
       buf.poison();
       run_with(defaults)(0);
       add(name + " (defaults)", default_policy + " (default)", default_ms, buf.matches_reference());
@@ -193,6 +200,14 @@ void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench
 int gpu_bench(const bench_options& o, bench_report& rep) {
   warm_up_gpu();
   rep.repeat = o.repeat;
+  if (o.compare_defaults) {
+    const auto file = streamscan::tuning::active();
+    const std::string state = file->state == streamscan::tuning::load_result::loaded  ? "read"
+                              : file->state == streamscan::tuning::load_result::absent ? "absent"
+                                                                                        : "ignored: " + file->message;
+    rep.notes.push_back("--compare-defaults: tuning file " + (file->path.empty() ? "turned off" : file->path) +
+                        " (" + state + ")");
+  }
   progress bar(o.progress, static_cast<int>(o.types.size() * o.log2_sizes.size()) * measurements(o));
   for (const auto& t : o.types)
     for (const int e : o.log2_sizes) {

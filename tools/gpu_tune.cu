@@ -1,6 +1,8 @@
 // `streamscan tune`: times every compiled-in candidate shape of each
-// algorithm (tuning/choose.hpp) on this GPU and writes the winners to the tuning file
-// (streamscan/tuning.hpp), which the library's dispatch reads at run time.
+// algorithm (tuning/choose.hpp) on this GPU, re-times each winner against the
+// built-in default (tune_rule.hpp) and writes those that beat it to the
+// tuning file (streamscan/tuning.hpp), which the library's dispatch reads at
+// run time.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -15,16 +17,12 @@
 
 #include "gpu_buffers.cuh"
 #include "tool.hpp"
+#include "tune_rule.hpp"
 
 namespace streamscan_tool {
 namespace {
 
 namespace st = streamscan::tuning;
-
-// A candidate replaces the default only when at least this much faster: run
-// to run noise of a median is about 1% from 2^20 up; below, where a call
-// takes 10-20 us on an H200, re-measurements moved by up to 5%.
-constexpr double min_gain(std::int64_t n) { return n < (std::int64_t{1} << 20) ? 0.05 : 0.02; }
 
 // Inputs the non-scan algorithms need beside the values: a byte flag per
 // value (select_flagged, split) and head bits (segmented_scan: segments of 64
@@ -55,6 +53,14 @@ struct keep_half {
   }
 };
 
+// A size range's end as tune prints it: "0", "2^20" or "max".
+std::string size_label(std::int64_t v) {
+  if (v == std::numeric_limits<std::int64_t>::max()) return "max";
+  int e = 0;
+  while ((std::int64_t{1} << e) < v) ++e;
+  return v == 0 ? "0" : "2^" + std::to_string(e);
+}
+
 struct tuner {
   tuner(const tune_options& opt, std::string gpu_name, int compute) : o(opt), gpu(std::move(gpu_name)), cc(compute) {}
   const tune_options& o;
@@ -62,8 +68,9 @@ struct tuner {
   int cc = 0;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   bool out_of_time = false;
-  std::vector<st::entry> found;
-  std::vector<std::string> found_default;  // the built-in default each entry replaces
+  std::vector<st::entry> found;     // the winners kept: what the file gets
+  std::vector<st::entry> measured;  // every key measured, kept or not: its old entries go
+  std::vector<std::string> lines;   // what was kept or dropped and why, one line per entry
   int wrong = 0;
 
   double elapsed_s() const {
@@ -178,35 +185,33 @@ struct tuner {
         int best = d;
         for (int c = 0; c < list.count; ++c)
           if (ms[c] > 0 && (ms[best] <= 0 || ms[c] < ms[best])) best = c;
-        if (best != d && ms[d] > 0) {
-          // Confirm against the default, interleaved, so that a lucky median
-          // or a drifting clock does not replace it.
-          // Twice: below 2^20 a call takes ~10-20 us and one pass can be lucky.
-          for (int pass = 0; pass < 2 && best != d; ++pass) {
-            const auto [md, mb] = interleaved_median_ms(o.repeat, runner(d), runner(best));
-            ms[d] = md;
-            ms[best] = mb;
-            if (mb > (1.0 - min_gain(n)) * md) best = d;
-          }
-        }
-        for (void* t : temps) cudaFree(t);
-        if (ms[best] <= 0) continue;
         const auto [lo, hi] = range(i);
-        found.push_back(st::entry{gpu, cc, a, static_cast<int>(sizeof(T)),
-                                  selects ? st::no_operator : st::op_class<T, Op>(), lo, hi, names[best], ms[d],
-                                  ms[best]});
-        found_default.push_back(names[d]);
+        st::entry e{gpu, cc, a, static_cast<int>(sizeof(T)), selects ? st::no_operator : st::op_class<T, Op>(),
+                    lo, hi, names[best], ms[d], ms[best]};
+        measured.push_back(e);
+        std::string line = std::string(type) + " 2^" + std::to_string(o.log2_sizes[i]) + " " + aname + " [" +
+                           size_label(lo) + ", " + size_label(hi) + "): ";
+        if (ms[d] <= 0) {
+          line += "the default " + names[d] + " computed a wrong result; nothing kept";
+        } else if (best == d) {
+          line += "the default " + names[d] + " was the fastest of " + std::to_string(list.count) +
+                  " candidates; nothing to write";
+        } else {
+          // Re-time the winner against the default, interleaved in rounds, so
+          // that a lucky median or a drifting clock does not replace it.
+          const auto [default_rounds, winner_rounds] = interleaved_rounds_ms(2 * o.repeat, runner(d), runner(best));
+          const keep_decision k = decide_keep(default_rounds, winner_rounds, min_gain(n));
+          line += describe(k, names[best]) + " (over the default " + names[d] + ")";
+          e.default_ms = k.default_ms;
+          e.tuned_ms = k.winner_ms;
+          if (k.keep) found.push_back(e);
+        }
+        lines.push_back(line);
+        for (void* t : temps) cudaFree(t);
       }
     }
   }
 };
-
-std::string size_label(std::int64_t v) {
-  if (v == std::numeric_limits<std::int64_t>::max()) return "max";
-  int e = 0;
-  while ((std::int64_t{1} << e) < v) ++e;
-  return v == 0 ? "0" : "2^" + std::to_string(e);
-}
 
 }  // namespace
 
@@ -221,8 +226,9 @@ int gpu_tune(const tune_options& o) {
   cuda_check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
   tuner t(o, prop.name, prop.major * 10 + prop.minor);
   const std::string path = o.output.empty() ? st::default_path() : o.output;
-  std::printf("streamscan tune on %s (sm_%d), budget %.0f s, median of %d per candidate\n", prop.name, t.cc,
-              o.budget_s, o.repeat);
+  std::printf("streamscan tune on %s (sm_%d), budget %.0f s, median of %d per candidate; each winner re-timed "
+              "against the built-in default in %d interleaved rounds\n",
+              prop.name, t.cc, o.budget_s, o.repeat, 2 * o.repeat);
   {
     progress bar(o.progress, static_cast<int>(o.types.size() * o.algorithms.size() * o.log2_sizes.size()));
     for (const auto& type : o.types) {
@@ -231,15 +237,11 @@ int gpu_tune(const tune_options& o) {
       });
     }
   }
-  std::printf("%-20s %6s %-8s %-10s %-18s %10s %-18s %10s %7s\n", "algorithm", "bytes", "op", "n from", "default",
-              "ms", "tuned", "ms", "gain");
-  for (std::size_t f = 0; f < t.found.size(); ++f) {
-    const st::entry& e = t.found[f];
-    std::printf("%-20s %6d %-8s %-10s %-18s %10.4f %-18s %10.4f %6.1f%%\n", st::to_string(e.algorithm),
-                e.value_bytes, e.op_class.c_str(), (size_label(e.min_n) + ".." + size_label(e.max_n)).c_str(),
-                t.found_default[f].c_str(), e.default_ms, e.policy.c_str(), e.tuned_ms,
-                100.0 * (e.default_ms / e.tuned_ms - 1.0));
-  }
+  for (const std::string& line : t.lines) std::printf("%s\n", line.c_str());
+  std::printf("kept %zu of %zu entries: a winner is kept only when faster than the default by more than the "
+              "noise of its re-timing and at least %.0f%% (%.0f%% below 2^20)\n",
+              t.found.size(), t.measured.size(), 100 * min_gain(std::int64_t{1} << 20),
+              100 * min_gain(0));
   if (t.out_of_time) std::printf("budget of %.0f s spent: the remaining keys keep their defaults\n", o.budget_s);
   std::printf("searched for %.1f s\n", t.elapsed_s());
   if (t.wrong > 0) {
@@ -255,7 +257,9 @@ int gpu_tune(const tune_options& o) {
                 "use --output FILE\n");
     return 1;
   }
-  // Keep what the existing file holds for other GPUs and keys, if it can be trusted.
+  // Keep what the existing file holds for other GPUs and keys, if it can be
+  // trusted; a key measured now loses its old entries even where nothing was
+  // kept (the default won).
   st::table merged;
   const st::load_result old = st::load(path);
   if (old.state == st::load_result::ignored)
@@ -263,7 +267,7 @@ int gpu_tune(const tune_options& o) {
   if (old.state == st::load_result::loaded)
     for (const auto& e : old.contents.entries) {
       bool replaced = false;
-      for (const auto& f : t.found) replaced = replaced || st::detail::same_key(e, f);
+      for (const auto& f : t.measured) replaced = replaced || st::detail::same_key(e, f);
       if (!replaced) merged.entries.push_back(e);
     }
   merged.entries.insert(merged.entries.end(), t.found.begin(), t.found.end());

@@ -54,14 +54,16 @@ void print_table(std::FILE* to, const bench_report& r) {
   const bool cpu = r.backend == "cpu";
   // Columns as wide as their longest entry (group names such as "uint32+uint32/and3" run long).
   int type_w = 6, algorithm_w = 24, policy_w = 26;
+  bool compared = false;  // a "vs default" column, for --compare-defaults
   for (const auto& row : r.rows) {
+    compared = compared || !row.tuning_entry.empty();
     type_w = std::max(type_w, static_cast<int>(row.type.size()));
     algorithm_w = std::max(algorithm_w, static_cast<int>(row.algorithm.size()));
     policy_w = std::max(policy_w, static_cast<int>(row.policy.size()));
   }
-  std::fprintf(to, "%-*s %-5s %-*s %-*s %10s %7s %9s %8s %8s %7s %s\n", type_w, "type", "n", algorithm_w,
+  std::fprintf(to, "%-*s %-5s %-*s %-*s %10s %7s %9s %8s %8s %7s %s%s\n", type_w, "type", "n", algorithm_w,
                "algorithm", policy_w, "policy", "median ms", "noise", "Gelem/s", "GB/s", "%memcpy",
-               cpu ? "vs seq" : "vs CUB", "verified");
+               cpu ? "vs seq" : "vs CUB", compared ? "vs default " : "", "verified");
   std::string last;
   for (const auto& row : r.rows) {
     const std::string group = row.type + std::to_string(row.log2n);
@@ -72,10 +74,20 @@ void print_table(std::FILE* to, const bench_report& r) {
     if (row.time.samples > 1) std::snprintf(noise, sizeof noise, "%.1f%%", row.time.noise_pct);
     if (row.pct_memcpy > 0) std::snprintf(pct, sizeof pct, "%.1f%%", row.pct_memcpy);
     if (row.speedup > 0) std::snprintf(vs, sizeof vs, "%.2fx", row.speedup);
+    char vs_default[24] = "";
+    if (compared) {
+      char ratio[16];
+      std::snprintf(ratio, sizeof ratio, "%.3fx", row.vs_default);
+      const std::string cell = row.vs_default > 0             ? ratio
+                               : row.tuning_entry.empty()     ? "-"
+                               : row.tuning_entry == "no entry" ? "no entry"
+                                                                : "= default";
+      std::snprintf(vs_default, sizeof vs_default, "%-10s ", cell.c_str());
+    }
     const double s = row.ms() / 1e3;
-    std::fprintf(to, "%-*s %-5s %-*s %-*s %10.4f %7s %9.2f %8.1f %8s %7s %s\n", type_w, row.type.c_str(), n,
+    std::fprintf(to, "%-*s %-5s %-*s %-*s %10.4f %7s %9.2f %8.1f %8s %7s %s%s\n", type_w, row.type.c_str(), n,
                  algorithm_w, row.algorithm.c_str(), policy_w, row.policy.c_str(), row.ms(), noise, row.n / s / 1e9,
-                 row.bytes / s / 1e9, pct, vs, row.verified ? "ok" : "WRONG");
+                 row.bytes / s / 1e9, pct, vs, vs_default, row.verified ? "ok" : "WRONG");
   }
   for (const auto& s : r.skipped) std::fprintf(to, "skipped: %s\n", s.c_str());
   std::fprintf(to,
@@ -86,6 +98,10 @@ void print_table(std::FILE* to, const bench_report& r) {
                cpu ? "std::memcpy" : "device-to-device", r.repeat,
                cpu ? "vs seq: speedup over std::inclusive_scan"
                    : "vs CUB: speedup over the group's CUB call (the faster of two)");
+  if (compared)
+    std::fprintf(to, "vs default: the built-in default's median / the tuned policy's, timed interleaved (the\n"
+                     "default's own row is 'STRATEGY (defaults)'); no entry: the tuning file has none for the row;\n"
+                     "= default: its entry names the default.\n");
   for (const auto& line : r.notes) std::fprintf(to, "%s\n", line.c_str());
 }
 
@@ -128,7 +144,8 @@ void write_json(const std::string& path, const bench_report& r) {
                  "    {\"type\": \"%s\", \"log2n\": %d, \"n\": %lld, \"algorithm\": \"%s\", \"policy\": \"%s\", "
                  "\"median_ms\": %s, \"min_ms\": %s, \"max_ms\": %s, \"samples\": %d, \"noise_pct\": %s, "
                  "\"bytes\": %s, \"gelem_per_s\": %s, \"gb_per_s\": %s, \"pct_of_memcpy\": %s, "
-                 "\"speedup\": %s, \"baseline\": \"%s\", \"speedup_vs_cub\": %s, \"verified\": %s}%s\n",
+                 "\"speedup\": %s, \"baseline\": \"%s\", \"speedup_vs_cub\": %s, \"tuning_entry\": \"%s\", "
+                 "\"vs_default\": %s, \"verified\": %s}%s\n",
                  json_escape(row.type).c_str(), row.log2n, static_cast<long long>(row.n),
                  json_escape(row.algorithm).c_str(), json_escape(row.policy).c_str(), json_number(t.median_ms, 6).c_str(),
                  json_number(t.min_ms, 6).c_str(), json_number(t.max_ms, 6).c_str(), t.samples,
@@ -136,6 +153,7 @@ void write_json(const std::string& path, const bench_report& r) {
                  json_number(row.n / s / 1e9, 3).c_str(), json_number(row.bytes / s / 1e9, 2).c_str(),
                  json_number(row.pct_memcpy, 2).c_str(), json_number(row.speedup, 4).c_str(),
                  json_escape(row.baseline).c_str(), json_number(gpu_peer ? row.speedup : 0.0, 4).c_str(),
+                 json_escape(row.tuning_entry).c_str(), json_number(row.vs_default, 4).c_str(),
                  row.verified ? "true" : "false", i + 1 < r.rows.size() ? "," : "");
   }
   std::fprintf(f, "  ]\n}\n");

@@ -52,6 +52,12 @@ struct bench_row {
   double pct_memcpy = 0;  // filled by finish_ratios (0: no memcpy row)
   double speedup = 0;     // filled by finish_ratios: baseline's median / this row's (0: no baseline row)
   std::string baseline{};  // filled by finish_ratios: the algorithm `speedup` compares with
+  // --compare-defaults, a strategy at its chosen policy: the tuning file's
+  // policy for this row, or "no entry"; and the built-in default's median /
+  // this row's, timed interleaved (0: not compared, e.g. the entry names the
+  // default).
+  std::string tuning_entry{};
+  double vs_default = 0;
   double ms() const { return time.median_ms; }
 };
 
@@ -76,7 +82,9 @@ bool all_verified(const bench_report& r);
 
 // The JSON's layout version: 2 added per-row min_ms, max_ms, samples,
 // noise_pct, speedup and baseline (speedup_vs_cub stays, for CUB and cuSPARSE
-// baselines only) and writes null for a figure that is not finite.
+// baselines only) and writes null for a figure that is not finite. Rows of
+// schema 2 also carry tuning_entry and vs_default (bench_row; "" and 0 unless
+// --compare-defaults), fields a reader of older files must not require.
 constexpr int bench_json_schema = 2;
 
 void print_table(std::FILE* to, const bench_report& r);
