@@ -50,8 +50,7 @@ struct seg_plan {
 // random mean segment length per size; odd sizes run in place.
 template <class Backend, class A, class Op>
 void check_segmented_plan(std::mt19937_64& rng, seg_kind kind, Op op, seg_plan plan) {
-  if (const char* cap = std::getenv("STREAMSCAN_TEST_MAX_N"))  // runs under compute-sanitizer
-    for (auto& n : plan.sizes) n = std::min<std::int64_t>(n, std::strtoll(cap, nullptr, 10));
+  plan.sizes = capped(plan.sizes);
   const std::vector<double> means = {1, 4, 300, 1e12};
   for (const auto strategy : plan.strategies) {
     if (strategy == streamscan::scan_strategy::scan_then_add) continue;  // refused (tested apart)

@@ -201,14 +201,6 @@ std::vector<V> index_values(std::int64_t n) {
   return v;
 }
 
-// STREAMSCAN_TEST_MAX_N caps the sizes (runs under compute-sanitizer).
-inline std::vector<std::int64_t> capped(std::vector<std::int64_t> sizes) {
-  if (const char* cap = std::getenv("STREAMSCAN_TEST_MAX_N")) {
-    const std::int64_t max_n = std::strtoll(cap, nullptr, 10);
-    for (auto& n : sizes) n = std::min(n, max_n);
-  }
-  return sizes;
-}
 
 template <class Backend, class K, int ValueBytes = 0>
 std::int64_t sort_tile() {

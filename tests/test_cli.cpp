@@ -2,6 +2,7 @@
 // option, and bad input rejected with a message naming the argument.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,12 @@ TEST(Cli, NoArgumentsIsBenchWithDefaults) {
   const command c = parse({});
   EXPECT_EQ(c.kind, subcommand::bench);
   EXPECT_EQ(c.bench.types, bench_types());
-  EXPECT_EQ(c.bench.algorithms, bench_algorithms());
+  // Every bench algorithm but the opt-in one.
+  std::vector<std::string> defaults = bench_algorithms();
+  defaults.erase(std::find(defaults.begin(), defaults.end(), opt_in_transform_input));
+  EXPECT_EQ(c.bench.algorithms, defaults);
+  EXPECT_FALSE(wants(c.bench, opt_in_transform_input));
+  EXPECT_TRUE(wants(parse({"bench", "--algorithms", "cub,transform_input"}).bench, opt_in_transform_input));
   EXPECT_EQ(c.bench.log2_sizes, (std::vector<int>{16, 18, 20, 22, 24, 26, 28, 30}));
   EXPECT_FALSE(c.bench.sizes_given);
   EXPECT_FALSE(c.bench.algorithms_given);
@@ -69,9 +75,10 @@ TEST(Cli, SortBenchOptions) {
   EXPECT_EQ(d.bench.distributions, sort_distributions());
   EXPECT_FALSE(d.bench.seed_table);
   EXPECT_EQ(d.bench.log2_sizes, (std::vector<int>{16, 18, 20, 22, 24, 26, 28, 30}));
-  // The sort's algorithms (then SpMV's and the tridiagonal solver's) are bench algorithms too, after the scan's.
+  // The sort's algorithms (then SpMV's and the tridiagonal solver's) are bench algorithms too, after the
+  // scan's and the opt-in transform_input.
   for (const char* a : {"onesweep", "double_buffer", "split", "quicksort"}) EXPECT_TRUE(wants(d.bench, a)) << a;
-  EXPECT_EQ(scan_bench_algorithms().size() + 4 + 3 + 7, bench_algorithms().size());
+  EXPECT_EQ(scan_bench_algorithms().size() + 1 + 4 + 3 + 7, bench_algorithms().size());
   const command t = parse({"bench", "--primitives", "tridiagonal", "--algorithms", "cusparse,hybrid,partitioned"});
   EXPECT_EQ(t.bench.primitives, (std::vector<std::string>{"tridiagonal"}));
   EXPECT_TRUE(wants(t.bench, "partitioned"));

@@ -284,8 +284,7 @@ TEST_F(single_pass_cuda, vector_kernels_read_narrow_pointers_and_computed_iterat
   std::uniform_int_distribution<std::int64_t> large(std::int64_t{1} << 20, std::int64_t{1} << 23);
   // The last size is past where raw int32 pointers take the pipelined kernel:
   // other inputs take the one-tile kernel there.
-  for (const std::int64_t n : {std::int64_t{0}, std::int64_t{1}, t - 1, t, t + 1, 7 * t + 3, large(rng),
-                               (std::int64_t{1} << 26) + 5}) {
+  for (const std::int64_t n : st::capped({0, 1, t - 1, t, t + 1, 7 * t + 3, large(rng), (std::int64_t{1} << 26) + 5})) {
     const std::string at = "seed " + std::to_string(st::global_seed()) + " n=" + std::to_string(n);
     const auto bytes = st::random_vector<unsigned char>(rng, n + 1);
     std::vector<std::int16_t> shorts(static_cast<std::size_t>(n));

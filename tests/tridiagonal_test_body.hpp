@@ -66,9 +66,8 @@ void check_tridiagonal_sizes() {
   std::vector<std::int64_t> sizes = {1, 2, 3, 4, 5, 7, 8, 31, 32, 33, 64, 100, 127, 128, 129, 511, 512, 1023,
                                      1024, 1025, 2047, 2048, 2049, 3000, 5000};
   sizes.push_back(20000 + static_cast<std::int64_t>(rng() % 50000));
-  if (const char* cap = std::getenv("STREAMSCAN_TEST_MAX_N"))  // runs under compute-sanitizer
-    sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [&](std::int64_t n) { return n > std::atoll(cap); }),
-                sizes.end());
+  sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [](std::int64_t n) { return n > test_size_cap(); }),
+              sizes.end());
   for (const std::int64_t n : sizes) {
     const std::int64_t batch = n >= 2048 ? 1 + static_cast<std::int64_t>(rng() % 3) : 1 + static_cast<std::int64_t>(rng() % 40);
     for (const L layout : {L::strided, L::interleaved}) {
@@ -99,7 +98,7 @@ void check_tridiagonal_batches() {
   using L = streamscan::tridiagonal_layout;
   auto rng = make_rng(std::string("tridiagonal.batches.") + Backend::name + typeid(T).name());
   std::int64_t big = (std::int64_t{1} << 21) + 5 + static_cast<std::int64_t>(rng() % 100000);
-  if (const char* cap = std::getenv("STREAMSCAN_TEST_MAX_N")) big = std::min<std::int64_t>(big, std::atoll(cap));
+  big = std::min(big, test_size_cap());
   struct shape {
     std::int64_t n, batch, rhs;
     L layout;

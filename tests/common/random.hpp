@@ -5,6 +5,7 @@
 // failure message.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +26,17 @@ inline std::uint64_t global_seed() {
     return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
   }();
   return seed;
+}
+
+// STREAMSCAN_TEST_MAX_N caps the test bodies' sizes (set when they run under
+// compute-sanitizer); without it there is no cap.
+inline std::int64_t test_size_cap() {
+  const char* cap = std::getenv("STREAMSCAN_TEST_MAX_N");
+  return cap ? std::strtoll(cap, nullptr, 10) : INT64_MAX;
+}
+inline std::vector<std::int64_t> capped(std::vector<std::int64_t> sizes) {
+  for (auto& n : sizes) n = std::min(n, test_size_cap());
+  return sizes;
 }
 
 // A generator per test, so that tests stay independent of each other's order.
