@@ -313,7 +313,9 @@ TEST(TuningCandidates, DefaultsFollowSizeAndArchitecture) {
   EXPECT_EQ(name_of(alg::decoupled_lookback, 4, big, 90), "p256x8s6");
   EXPECT_EQ(name_of(alg::decoupled_lookback, 4, big, 80), "t128x16");
   EXPECT_EQ(name_of(alg::decoupled_lookback, 4, small, 90), "t128x16");
-  EXPECT_EQ(name_of(alg::decoupled_lookback, 8, big, 90), "t256x12");
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 8, big, 90), "p256x8s6");
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 8, big, 80), "t256x8");
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 8, small, 90), "t256x8");
   EXPECT_EQ(name_of(alg::decoupled_lookback, 16, big, 90), "t256x16");
   EXPECT_EQ(name_of(alg::segmented_scan, 4, big, 90), "p512x2s12r4");
   EXPECT_EQ(name_of(alg::segmented_scan, 4, big, 86), "s128x8");

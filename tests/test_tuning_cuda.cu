@@ -156,8 +156,8 @@ TEST(PipelinedScan, Mat2uProductEdgesAndInPlace) {
   check_pipelined_edges<mat2u>(mat2u_product{}, "pipe_mat2u");
 }
 
-// int32 from 2^26 values takes the pipelined shape by default on sm_90+,
-// and describe_scan says so; below, and for uint64, the one-tile kernel.
+// int32 from 2^26 values (uint64 from 2^24) takes the pipelined shape by
+// default on sm_90+, and describe_scan says so; below, the one-tile kernel.
 TEST(PipelinedScan, DefaultFromItsThreshold) {
   SKIP_WITHOUT_GPU();
   int major = 0;
@@ -169,8 +169,12 @@ TEST(PipelinedScan, DefaultFromItsThreshold) {
   EXPECT_EQ(plan.policy, "t128x16");
   ASSERT_TRUE(streamscan::cuda::describe_scan<std::int32_t>(from, {}, plan).is_ok());
   EXPECT_EQ(plan.policy, major >= 9 ? std::string("p256x8s6") : std::string("t128x16"));
-  ASSERT_TRUE(streamscan::cuda::describe_scan<std::uint64_t>(std::int64_t{1} << 30, {}, plan).is_ok());
-  EXPECT_EQ(plan.policy, "t256x12");
+  const std::int64_t wide_from = st::pipelined_default_from(sizeof(std::uint64_t));
+  ASSERT_EQ(wide_from, std::int64_t{1} << 24);
+  ASSERT_TRUE(streamscan::cuda::describe_scan<std::uint64_t>(wide_from - 1, {}, plan).is_ok());
+  EXPECT_EQ(plan.policy, "t256x8");
+  ASSERT_TRUE(streamscan::cuda::describe_scan<std::uint64_t>(wide_from, {}, plan).is_ok());
+  EXPECT_EQ(plan.policy, major >= 9 ? std::string("p256x8s6") : std::string("t256x8"));
 }
 
 TEST(TuningPolicyOption, UnknownNamesAreRejectedAndNothingIsWritten) {

@@ -28,13 +28,13 @@ constexpr bool vector_shapes_tunable(std::size_t value_bytes) {
   return value_bytes == 4 || value_bytes == 8 || value_bytes == 16;
 }
 constexpr int default_vector_shape(std::size_t value_bytes) {
-  return value_bytes == 8 ? 3 : value_bytes == 16 ? 4 : 0;
+  return value_bytes == 8 ? 2 : value_bytes == 16 ? 4 : 0;
 }
 // From which n the default is the pipelined shape, on GPUs with the bulk
-// copy engine: where it measured faster than the one-tile kernel (4-byte
-// values only; docs/performance.md).
+// copy engine: where it measured faster than the one-tile kernel (4- and
+// 8-byte values; docs/performance.md).
 constexpr std::int64_t pipelined_default_from(std::size_t value_bytes) {
-  return value_bytes == 4 ? std::int64_t{1} << 26 : INT64_MAX;
+  return value_bytes == 4 ? std::int64_t{1} << 26 : value_bytes == 8 ? std::int64_t{1} << 24 : INT64_MAX;
 }
 
 // ---- chained (and the decoupled look-back on iterators): the 2D matrix
