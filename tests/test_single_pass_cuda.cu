@@ -289,10 +289,14 @@ TEST_F(single_pass_cuda, vector_kernels_read_narrow_pointers_and_computed_iterat
     const auto bytes = st::random_vector<unsigned char>(rng, n + 1);
     std::vector<std::int16_t> shorts(static_cast<std::size_t>(n));
     for (auto& x : shorts) x = static_cast<std::int16_t>(rng());
+    std::vector<std::int64_t> longs(static_cast<std::size_t>(n));
+    for (auto& x : longs) x = static_cast<std::int64_t>(rng() % 2001) - 1000;
     st::device_buffer<unsigned char> d_bytes(n + 1);
     st::device_buffer<std::int16_t> d_shorts(n > 0 ? n : 1);
+    st::device_buffer<std::int64_t> d_longs(n > 0 ? n : 1);
     d_bytes.upload(bytes);
     d_shorts.upload(shorts);
+    d_longs.upload(longs);
     const std::vector<unsigned char> tail(bytes.begin() + 1, bytes.end());  // the values from d_bytes + 1
 
     // Raw pointers narrower than the accumulator: 4 and 2 bytes a vector.
@@ -301,6 +305,10 @@ TEST_F(single_pass_cuda, vector_kernels_read_narrow_pointers_and_computed_iterat
                                vector_kernel, "uint8 -> int32, " + at);
     expect_scans<std::uint64_t>(b, mapped<std::uint64_t>(n, [&](std::int64_t i) { return bytes[i]; }), ss::plus{},
                                 9, vector_kernel, "uint8 -> uint64, " + at);
+    // Wider than the accumulator: two 16-byte loads a vector of 4 int32.
+    expect_scans<std::int32_t>(static_cast<const std::int64_t*>(d_longs.get()),
+                               mapped<std::int32_t>(n, [&](std::int64_t i) { return static_cast<std::int32_t>(longs[i]); }),
+                               ss::plus{}, 9, vector_kernel, "int64 -> int32, " + at);
     // Misaligned for a vector: the general kernel, the same results.
     expect_scans<std::int32_t>(b + 1, mapped<std::int32_t>(n, [&](std::int64_t i) { return tail[i]; }), ss::plus{},
                                9, general_kernel, "uint8 + 1 -> int32, " + at);
