@@ -239,23 +239,23 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
   auto* counter = reinterpret_cast<unsigned long long*>(bytes);
   if constexpr (vector_fits) {
     if (vector_aligned<A, tuning::vector_scan_policy_for<A>::vector_width>(in, out)) {
-      // The pipelined kernel stages raw values; other inputs run the
-      // default one-tile shape in its place.
       const auto input = read_only_input(in);
       auto run = [&](auto shape) {
         constexpr int index = decltype(shape)::value;
         if constexpr (tuning::vector_scan_policy_for<A, index>::stages == 0)
           return launch_vector_scan<false, index>(fn, bytes, input, out, n, op, init, mode, stream);
-        else if constexpr (raw_vector_fits<A, InIt, OutIt>())
-          return launch_pipelined_scan<index>(fn, bytes, input, out, n, op, init, mode, stream, facts);
         else
-          return launch_vector_scan<false, tuning::default_vector_shape(sizeof(A))>(fn, bytes, input, out, n, op,
-                                                                                    init, mode, stream);
+          return launch_pipelined_scan<index>(fn, bytes, input, out, n, op, init, mode, stream, facts);
       };
-      if constexpr (tuning::vector_scan_policy_for<A>::tunable)
+      // The candidates are shapes for raw pointers of A (the pipelined one
+      // stages raw values): other inputs run the default one-tile shape,
+      // which also keeps their instantiations to one kernel.
+      if constexpr (!tuning::vector_scan_policy_for<A>::tunable)
+        return run(std::integral_constant<int, 0>{});
+      else if constexpr (raw_vector_fits<A, InIt, OutIt>())
         return visit_candidate<tuning::decoupled_shape_count>(chosen.index, run);
       else
-        return run(std::integral_constant<int, 0>{});
+        return run(std::integral_constant<int, tuning::default_vector_shape(sizeof(A))>{});
     }
   }
   // The matrix-scan kernel: chained's candidates; the decoupled look-back on

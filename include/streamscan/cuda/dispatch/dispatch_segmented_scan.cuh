@@ -119,11 +119,15 @@ status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t
   auto run = [&](auto shape_constant) {
     constexpr int index = decltype(shape_constant)::value;
     if constexpr (tuning::segmented_shapes[index].stages == 0) return run_dedicated(shape_constant);
-    else if constexpr (tuning::segmented_pipeline_fits(sizeof(A)) && std::is_same_v<In, const A*>)
-      return run_pipelined(shape_constant);
+    else if constexpr (tuning::segmented_pipeline_fits(sizeof(A))) return run_pipelined(shape_constant);
     else return run_dedicated(std::integral_constant<int, 0>{});
   };
-  return visit_candidate<tuning::segmented_shape_count>(chosen.index, run);
+  // The candidates are shapes for raw pointers of A (the pipeline stages raw
+  // values): other inputs run the one-tile default, one kernel each.
+  if constexpr (std::is_same_v<In, const A*>)
+    return visit_candidate<tuning::segmented_shape_count>(chosen.index, run);
+  else
+    return run_dedicated(std::integral_constant<int, tuning::default_segmented_shape>{});
 }
 
 // Checked mode: the offsets' shape tested on the device (record: 3 words of
