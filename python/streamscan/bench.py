@@ -2,7 +2,8 @@
 
 On the GPU (needs torch; CuPy where installed), in one process, outputs checked:
   copy          y.copy_(x), the memcpy bound                     (int32)
-  scan          torch.cumsum(dtype=int32), cupy.cumsum           vs inclusive_scan
+  scan          torch.cumsum(dtype=int32), cupy.cumsum           vs inclusive_scan;
+                int8 summed in int32: torch.cumsum(dtype=int32)  vs inclusive_scan(dtype="int32")
   select        x[x < t] (torch), keeping 5 / 50 / 95%           vs select_if and select(x, mask)
   sort          torch.sort, cupy.sort                            vs sort
   spmv          torch.sparse_csr_tensor @ v (rows x 16, float)  vs spmv
@@ -134,6 +135,15 @@ def run(sizes, repeat, only):
                 row("scan", size, "streamscan (cupy array)", s_time, nbytes, {"cupy": c_time.ms}, copy_time.ms)
             s_time = timer.gpu_ms(lambda: ss.inclusive_scan(x))
             row("scan", size, "streamscan (torch tensor)", s_time, nbytes, peers, copy_time.ms)
+            # int8 values summed in int32 (counts of flags, small deltas): one
+            # byte read and four written an element.
+            x8 = x.to(torch.int8)
+            _check("scan int8", ss.inclusive_scan(x8, dtype="int32"), torch.cumsum(x8, 0, dtype=torch.int32))
+            mixed_bytes = 5 * n
+            t8_time = timer.gpu_ms(lambda: torch.cumsum(x8, 0, dtype=torch.int32))
+            row("scan", size, "torch.cumsum(int8, dtype=int32)", t8_time, mixed_bytes)
+            s8_time = timer.gpu_ms(lambda: ss.inclusive_scan(x8, dtype="int32"))
+            row("scan", size, "streamscan (int8 -> int32)", s8_time, mixed_bytes, {"torch": t8_time.ms})
 
         if "select" in only:
             for keep in (5, 50, 95):
