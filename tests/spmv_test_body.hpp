@@ -108,18 +108,24 @@ void check_spmv_shapes() {
   }
 }
 
+// The small matrix the bad-input tests break or place: 300 x 200, rows of
+// up to 9 non-zeros.
+template <class T>
+host_csr<typename T::value, typename T::offset, typename T::index> small_csr(std::mt19937_64& rng) {
+  return random_csr<typename T::value, typename T::offset, typename T::index>(rng, 300, 200, 9);
+}
+
 // Bad input: an error naming the argument, and y exactly as it was.
 template <class Backend, class T>
 void check_spmv_errors() {
   using V = typename T::value;
-  using O = typename T::offset;
   using I = typename T::index;
   namespace ss = streamscan;
   auto rng = make_rng(std::string("spmv.errors.") + Backend::name + typeid(T).name());
-  const auto good = random_csr<V, O, I>(rng, 300, 200, 9);
+  const auto good = small_csr<T>(rng);
   const auto x = random_vector<V>(rng, good.cols);
   const auto y0 = random_vector<V>(rng, good.rows);
-  auto expect_error = [&](const host_csr<V, O, I>& a, ss::spmv_options opt, spmv_null null_arg, const char* needle) {
+  auto expect_error = [&](const decltype(good)& a, ss::spmv_options opt, spmv_null null_arg, const char* needle) {
     std::vector<V> y = y0;
     const ss::status s = Backend::run_spmv(a, x, y, V(1), V(1), opt, spmv_form::two_phase, null_arg);
     EXPECT_EQ(s.code(), ss::errc::invalid_argument) << needle << ": " << s.message();
@@ -173,7 +179,7 @@ void check_spmv_overlaps_and_type_fit() {
   namespace ss = streamscan;
   ASSERT_STREQ(Backend::name, tu_backend::name) << "a CUDA translation unit runs the CUDA back end";
   auto rng = make_rng(std::string("spmv.overlaps.") + Backend::name + typeid(T).name());
-  const auto good = random_csr<V, O, I>(rng, 300, 200, 9);
+  const auto good = small_csr<T>(rng);
   tu_backend::array<O> offsets(good.offsets);
   tu_backend::array<I> columns(good.columns);
   tu_backend::array<V> values(good.values);
