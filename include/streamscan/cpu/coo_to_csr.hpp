@@ -47,11 +47,7 @@ template <class I, class V, class O>
       !s)
     return s;
   const std::size_t required = detail::sort_temp_align - 1 + 2 * key_bytes + value_bytes + sort_bytes;
-  if (temp == nullptr) {
-    temp_bytes = required;
-    return status::ok();
-  }
-  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
+  if (auto t = streamscan::detail::size_query_or_check(fn, temp, temp_bytes, required); t.done) return t.result;
   for (std::int64_t k = 0; k < nnz; ++k)
     if (streamscan::detail::coo_index_outside(coo_rows[k], coo_cols[k], rows, cols))
       return streamscan::detail::coo_index_error(fn, k, coo_rows[k], coo_cols[k], rows, cols);

@@ -149,11 +149,7 @@ status scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt in, OutIt 
   static_assert(std::is_trivially_copyable_v<A>, "streamscan: the accumulator type must be trivially copyable");
   if (status s = streamscan::detail::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
   const std::size_t required = required_temp_bytes<A>(n);
-  if (temp == nullptr) {
-    temp_bytes = required;
-    return status::ok();
-  }
-  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
+  if (auto t = streamscan::detail::size_query_or_check(fn, temp, temp_bytes, required); t.done) return t.result;
   if (n == 0) return status::ok();
   partials_view<A> p{static_cast<unsigned char*>(temp)};
   switch (opt.strategy) {

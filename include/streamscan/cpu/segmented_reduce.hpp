@@ -46,11 +46,7 @@ status segmented_reduce(const char* fn, void* temp, std::size_t& temp_bytes, InI
   const std::int64_t chunk = default_scan_policy.chunk_items;
   const std::int64_t chunks = by_offsets ? 0 : (n + chunk - 1) / chunk;
   const std::size_t required = sd::temp_bytes_for<std::int64_t>(chunks);
-  if (temp == nullptr) {
-    temp_bytes = required;
-    return status::ok();
-  }
-  if (status s = sd::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
+  if (auto t = sd::size_query_or_check(fn, temp, temp_bytes, required); t.done) return t.result;
 
   if constexpr (by_offsets) {
     const std::int64_t m = segments.num_segments;

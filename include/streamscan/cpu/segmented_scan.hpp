@@ -49,11 +49,7 @@ status segmented_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt 
   const scan_args<P> args{mode, mode == scan_mode::exclusive ? std::optional<P>(P{init_value, false}) : std::nullopt};
   std::size_t inner = 0;
   if (status s = scan<P>(fn, nullptr, inner, pin, pout, n, pop, args, opt.scan); !s) return s;
-  if (temp == nullptr) {
-    temp_bytes = bits_bytes + inner;
-    return status::ok();
-  }
-  if (status s = sd::validate_temp_bytes(fn, temp_bytes, bits_bytes + inner); !s) return s;
+  if (auto t = sd::size_query_or_check(fn, temp, temp_bytes, bits_bytes + inner); t.done) return t.result;
   if (n == 0) return status::ok();
   if (words > 0) std::memset(bits, 0, words * 4);
   if constexpr (sd::is_segment_offsets<Segments>::value) {

@@ -104,11 +104,7 @@ status begin_select(const char* fn, void* temp, std::size_t& temp_bytes, const I
   if (num_selected == nullptr && temp != nullptr)
     return streamscan::detail::invalid_argument(fn, "argument 'num_selected' is a null pointer");
   const std::size_t required = scatter_temp_bytes(n);
-  if (temp == nullptr) {
-    temp_bytes = required;
-    return status::ok();
-  }
-  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
+  if (auto t = streamscan::detail::size_query_or_check(fn, temp, temp_bytes, required); t.done) return t.result;
   proceed = true;
   return status::ok();
 }

@@ -207,11 +207,7 @@ status radix_sort(const char* fn, void* temp, std::size_t& temp_bytes, const rad
         !s)
       return s;
   const std::size_t required = radix_temp_bytes<K, V>(n, io.kdb != nullptr);
-  if (temp == nullptr) {
-    temp_bytes = required;
-    return status::ok();
-  }
-  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
+  if (auto t = streamscan::detail::size_query_or_check(fn, temp, temp_bytes, required); t.done) return t.result;
   if (n == 0) return status::ok();
   const bool descending = opt.order == sort_order::descending;
   if (opt.strategy == sort_strategy::split)
@@ -259,11 +255,7 @@ status quicksort(const char* fn, void* temp, std::size_t& temp_bytes, const K* i
     return streamscan::detail::invalid_argument(fn, "argument 'options.pivot' is not a pivot rule (" +
                                                         std::to_string(static_cast<int>(opt.pivot)) + ")");
   const std::size_t required = sort_temp_align - 1 + streamscan::detail::temp_bytes_for<K>(n);
-  if (temp == nullptr) {
-    temp_bytes = required;
-    return status::ok();
-  }
-  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
+  if (auto t = streamscan::detail::size_query_or_check(fn, temp, temp_bytes, required); t.done) return t.result;
   if (n == 0) return status::ok();
   if (out != in) std::copy(in, in + n, out);
   merge_sort(out, reinterpret_cast<K*>(sort_align(temp)), n, less);

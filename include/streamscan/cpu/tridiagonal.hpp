@@ -32,11 +32,7 @@ template <class T>
   const bool empty = a.n <= 0 || a.batch_count <= 0;
   const std::size_t needed = empty ? 1 : static_cast<std::size_t>(a.n) * static_cast<std::size_t>(a.batch_count) * sizeof(T);
   if (status s = streamscan::detail::validate_tridiagonal(fn, a, b, x, opt, false, temp != nullptr); !s) return s;
-  if (temp == nullptr) {
-    temp_bytes = needed;
-    return status::ok();
-  }
-  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, needed); !s) return s;
+  if (auto t = streamscan::detail::size_query_or_check(fn, temp, temp_bytes, needed); t.done) return t.result;
   if (empty || a.rhs_count == 0) return status::ok();
   const streamscan::detail::tridiagonal_addressing m = streamscan::detail::tridiagonal_address(a);
   T* factors = static_cast<T*>(temp);  // system s's at [s * n, (s + 1) * n)

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "../status.hpp"
 
@@ -51,6 +52,26 @@ inline status validate_temp_bytes(const char* fn, std::size_t given, std::size_t
                       " but this call needs " + std::to_string(required) +
                       " bytes (query with temp == nullptr first)");
   return status::ok();
+}
+
+// The opening every two-phase call shares. temp == nullptr makes the call a
+// size query: temp_bytes becomes `required` and the call ends. Otherwise
+// temp_bytes must cover `required`. `done` says the caller returns `result`:
+//   if (auto t = size_query_or_check(fn, temp, temp_bytes, required); t.done) return t.result;
+struct temp_phase {
+  status result;
+  bool done;
+};
+
+inline temp_phase size_query_or_check(const char* fn, const void* temp, std::size_t& temp_bytes,
+                                      std::size_t required) {
+  if (temp == nullptr) {
+    temp_bytes = required;
+    return {status::ok(), true};
+  }
+  status s = validate_temp_bytes(fn, temp_bytes, required);
+  const bool failed = !s;
+  return {std::move(s), failed};
 }
 
 // Bytes needed for `count` objects of T in temp storage, rounded up so that the

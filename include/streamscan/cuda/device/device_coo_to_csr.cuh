@@ -99,11 +99,7 @@ template <class I, class V, class O>
   std::size_t work = sort_bytes > reduce_bytes ? sort_bytes : reduce_bytes;
   work = select_bytes > work ? select_bytes : work;
   const std::size_t required = 3 * key_bytes + value_bytes + flag_bytes + detail::round_up_256(work) + 255;
-  if (temp == nullptr) {
-    temp_bytes = required;
-    return status::ok();
-  }
-  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
+  if (auto t = streamscan::detail::size_query_or_check(fn, temp, temp_bytes, required); t.done) return t.result;
   {
     detail::device_facts facts;
     if (status s = detail::current_device_facts(fn, facts); !s) return s;

@@ -185,11 +185,7 @@ status split_and_segment(const char* fn, void* temp, std::size_t& temp_bytes, In
   std::size_t scan_bytes = 0;
   if (status s = scans(nullptr, scan_bytes); !s) return s;
   const std::size_t required = 2 * array_bytes + scan_bytes + 255;
-  if (temp == nullptr) {
-    temp_bytes = required;
-    return status::ok();
-  }
-  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
+  if (auto t = streamscan::detail::size_query_or_check(fn, temp, temp_bytes, required); t.done) return t.result;
   if (n == 0) return status::ok();
   device_facts facts;
   if (status s = current_device_facts(fn, facts); !s) return s;

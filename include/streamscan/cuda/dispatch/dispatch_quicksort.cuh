@@ -158,11 +158,7 @@ status quicksort_sized(const char* fn, void* temp, std::size_t& temp_bytes, cons
   const std::size_t flag_bytes = 256;
   const std::size_t region_bytes = sas_bytes > pivot_bytes + dist_bytes ? sas_bytes : pivot_bytes + dist_bytes;
   const std::size_t required = 255 + key_bytes + 3 * byte_bytes + flag_bytes + region_bytes;
-  if (temp == nullptr) {
-    temp_bytes = required;
-    return status::ok();
-  }
-  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
+  if (auto t = streamscan::detail::size_query_or_check(fn, temp, temp_bytes, required); t.done) return t.result;
   if (n == 0) return status::ok();
   device_facts facts;
   if (status s = current_device_facts(fn, facts); !s) return s;

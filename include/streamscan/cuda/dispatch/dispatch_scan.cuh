@@ -51,11 +51,7 @@ status check_temp_and_pointers(const char* fn, void* temp, std::size_t& temp_byt
                                void*& aligned_temp, bool& proceed) {
   proceed = false;
   required += 255;
-  if (temp == nullptr) {
-    temp_bytes = required;
-    return status::ok();
-  }
-  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
+  if (auto t = streamscan::detail::size_query_or_check(fn, temp, temp_bytes, required); t.done) return t.result;
   const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(temp);
   aligned_temp = reinterpret_cast<void*>((address + 255) / 256 * 256);
   if (n == 0) return status::ok();

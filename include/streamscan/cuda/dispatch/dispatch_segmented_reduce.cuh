@@ -91,11 +91,7 @@ status dispatch_segmented_reduce(const char* fn, void* temp, std::size_t& temp_b
   }
   const std::size_t required =
       255 + bits_bytes + scan_bytes + count_bytes + (scan_inner > count_inner ? scan_inner : count_inner);
-  if (temp == nullptr) {
-    temp_bytes = required;
-    return status::ok();
-  }
-  if (status s = sd::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
+  if (auto t = sd::size_query_or_check(fn, temp, temp_bytes, required); t.done) return t.result;
 
   // Pointers the inner calls would name under their own names are checked
   // here; null ones only where the call has nothing to read or write there.

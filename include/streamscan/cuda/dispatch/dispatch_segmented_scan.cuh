@@ -207,11 +207,7 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
               : tile_counter_bytes + tile_status<P>::bytes((n + tuning::smallest_segmented_tile<A>() - 1) /
                                                            tuning::smallest_segmented_tile<A>());
   const std::size_t required = 255 + bits_bytes + (inner > dedicated_bytes ? inner : dedicated_bytes);
-  if (temp == nullptr) {
-    temp_bytes = required;
-    return status::ok();
-  }
-  if (status s = sd::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
+  if (auto t = sd::size_query_or_check(fn, temp, temp_bytes, required); t.done) return t.result;
   if (n == 0 && !check_offsets) return status::ok();
   // The pair iterators hide the caller's pointers from dispatch_scan's checks.
   device_facts facts;

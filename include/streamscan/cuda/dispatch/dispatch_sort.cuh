@@ -104,11 +104,7 @@ status onesweep_sort(const char* fn, void* temp, std::size_t& temp_bytes, const 
   std::size_t values_bytes = 0;
   if constexpr (pairs) values_bytes = values_alt ? temp_bytes_for<V>(n) : 0;
   const std::size_t required = 255 + hist_bytes + start_bytes + status_bytes + keys_bytes + values_bytes;  // any alignment
-  if (temp == nullptr) {
-    temp_bytes = required;
-    return status::ok();
-  }
-  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
+  if (auto t = streamscan::detail::size_query_or_check(fn, temp, temp_bytes, required); t.done) return t.result;
   if (n == 0) return status::ok();
 
   auto* bytes = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(temp) + 255) / 256 * 256);

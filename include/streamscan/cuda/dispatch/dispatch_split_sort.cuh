@@ -162,11 +162,7 @@ status split_radix_sort(const char* fn, void* temp, std::size_t& temp_bytes, con
       !s)
     return s;
   const std::size_t required = 255 + count_bytes + keys_bytes + values_bytes + split_bytes;
-  if (temp == nullptr) {
-    temp_bytes = required;
-    return status::ok();
-  }
-  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required); !s) return s;
+  if (auto t = streamscan::detail::size_query_or_check(fn, temp, temp_bytes, required); t.done) return t.result;
   if (n == 0) return status::ok();
 
   unsigned char* base = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(temp) + 255) / 256 * 256);

@@ -161,11 +161,7 @@ status dispatch_tridiagonal(const char* fn, void* temp, std::size_t& temp_bytes,
   if (!empty)
     if (status s = solve_tridiagonal_level<T>(fn, p, systems, opt.strategy, nullptr, used, nullptr, stream); !s)
       return s;
-  if (temp == nullptr) {
-    temp_bytes = used + 255;
-    return status::ok();
-  }
-  if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, used + 255); !s) return s;
+  if (auto t = streamscan::detail::size_query_or_check(fn, temp, temp_bytes, used + 255); t.done) return t.result;
   device_facts facts;
   if (status s = current_device_facts(fn, facts); !s) return s;
   if (status s = check_device_accessible(fn, "temp", temp, facts); !s) return s;
