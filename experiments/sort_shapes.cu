@@ -30,13 +30,11 @@ void check(cudaError_t e, const char* what) {
   }
 }
 
-template <int Threads, int Items, int MinBlocks, bool AtomicOr = false>
+template <int Threads, int Items, int MinBlocks>
 struct shape {
-  static constexpr streamscan::tuning::onesweep_shape sort{
-      Threads, Items, 8, MinBlocks,
-      AtomicOr ? streamscan::tuning::radix_match::atomic_or : streamscan::tuning::radix_match::ballots};
+  static constexpr streamscan::tuning::onesweep_shape sort{Threads, Items, 8, MinBlocks};
   static constexpr streamscan::tuning::radix_histogram_shape histogram = streamscan::tuning::radix_histogram_shape_for(4);
-  static void name(char* out) { std::sprintf(out, "%dx%d/%d%s", Threads, Items, MinBlocks, AtomicOr ? "or" : ""); }
+  static void name(char* out) { std::sprintf(out, "%dx%d/%d", Threads, Items, MinBlocks); }
 };
 
 template <class F>
@@ -195,18 +193,19 @@ int main(int argc, char** argv) {
   for (int log_n : {20, 24, 28}) {
     if (only_n != 0 && log_n != only_n) continue;
     if (want("uint32"))
-      row<std::uint32_t, none, shape<384, 20, 3>, shape<384, 20, 3, true>, shape<384, 18, 3, true>,
-          shape<512, 16, 2, true>, shape<384, 24, 2, true>>("uint32", log_n, 1, repeat);
+      row<std::uint32_t, none, shape<384, 20, 3>, shape<384, 18, 3>, shape<384, 22, 3>, shape<512, 16, 2>,
+          shape<256, 20, 4>, shape<384, 24, 2>>("uint32", log_n, 1, repeat);
     if (want("pairs"))
-      row<std::uint32_t, std::uint32_t, shape<384, 20, 2>, shape<384, 20, 2, true>, shape<384, 24, 2>,
-          shape<384, 24, 2, true>, shape<512, 16, 2>, shape<512, 16, 2, true>>("uint32+uint32", log_n, 1, repeat);
+      row<std::uint32_t, std::uint32_t, shape<384, 20, 2>, shape<384, 24, 2>, shape<512, 16, 2>, shape<256, 24, 3>,
+          shape<256, 20, 3>>(
+          "uint32+uint32", log_n, 1, repeat);
     if (want("uint64"))
-      row<std::uint64_t, none, shape<384, 20, 2>, shape<384, 20, 2, true>, shape<384, 16, 2, true>>("uint64", log_n,
-                                                                                                    1, repeat);
+      row<std::uint64_t, none, shape<384, 16, 2>, shape<384, 12, 2>, shape<384, 20, 2>, shape<256, 16, 3>>(
+          "uint64", log_n, 1, repeat);
   }
   if (want("and3") && (only_n == 0 || only_n == 28))
-    row<std::uint32_t, none, shape<384, 20, 3>, shape<384, 20, 3, true>>("uint32/and3", 28, 3, repeat);
+    row<std::uint32_t, none, shape<384, 20, 3>, shape<384, 24, 2>>("uint32/and3", 28, 3, repeat);
   if (want("sorted") && (only_n == 0 || only_n == 28))
-    row<std::uint32_t, none, shape<384, 20, 3>, shape<384, 20, 3, true>>("uint32/sorted", 28, 0, repeat);
+    row<std::uint32_t, none, shape<384, 20, 3>, shape<384, 24, 2>>("uint32/sorted", 28, 0, repeat);
   return 0;
 }

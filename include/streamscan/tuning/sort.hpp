@@ -8,17 +8,11 @@
 
 namespace streamscan::tuning {
 
-// How the lanes of a warp holding the same digit find each other when a
-// tile is ranked: one ballot per digit bit, or each lane ORs its bit into a
-// per-warp word of its digit in shared memory and reads the word back.
-enum class radix_match { ballots, atomic_or };
-
 struct onesweep_shape {
   int threads;     // per block; at least 2^radix_bits (a thread owns a digit)
   int items;       // keys per thread
   int radix_bits;  // digit width of a pass
   int min_blocks;  // blocks per SM the registers must allow (occupancy)
-  radix_match match = radix_match::ballots;
   constexpr int tile_items() const { return threads * items; }
 };
 

@@ -150,38 +150,29 @@ struct agent_radix_histogram {
 //      keys, which rank after every real key, into the slots past the end;
 //   2. count the digits (block_radix_rank::count) and publish the tile's
 //      counts at once, so that later tiles' look-backs rarely wait;
-//   3. scan the counts, rank every key and stage it in shared memory in
-//      digit order;
+//   3. scan the counts, rank every key and stage it (its value too) in
+//      shared memory in digit order;
 //   4. look back for the tile's digit offsets (thread d, digit d);
-//   5. write the staged keys out: runs of one digit are contiguous in shared
-//      memory and in the output.
-// Pairs then stage the values in the same shared buffer, at the keys' ranks,
-// and write them out the same way (each slot's digit kept from step 5), so
-// that a tile of pairs needs no more shared memory than a tile of keys of
-// the wider type: blocks per multiprocessor, not the values, set the pace.
+//   5. write the staged keys (values) out: runs of one digit are contiguous
+//      in shared memory and in the output.
 // The whole tile lives in dynamic shared memory (storage_bytes).
-template <class K, class V, bool PAIRS, int THREADS, int ITEMS, int RADIX_BITS,
-          tuning::radix_match MATCH = tuning::radix_match::ballots>
+template <class K, class V, bool PAIRS, int THREADS, int ITEMS, int RADIX_BITS>
 class agent_onesweep {
  public:
   using U = typename radix_key_traits<K>::bits_type;
   static constexpr int bins = 1 << RADIX_BITS;
   static constexpr int warps = THREADS / 32;
   static constexpr int tile_items = THREADS * ITEMS;
-  using rank_t = block_radix_rank<THREADS, RADIX_BITS, MATCH>;
+  using rank_t = block_radix_rank<THREADS, RADIX_BITS>;
   using staged_value = std::conditional_t<PAIRS, V, char>;
-  static_assert(RADIX_BITS <= 8, "a staged slot's digit is kept in a byte");
 
   struct temp_storage {
     typename rank_t::temp_storage rank;
-    K* key_out[bins];  // where staged slot 0 would go, for digit d's run
+    K* key_out[bins];            // where staged slot 0 would go, for digit d's run
     staged_value* value_out[PAIRS ? bins : 1];
     std::int64_t tile;
-    union {  // the keys, then (pairs) the values
-      U keys[tile_items];
-      staged_value values[PAIRS ? tile_items : 1];
-    } staged;
-    unsigned char digit[PAIRS ? tile_items : 1];  // pairs: staged slot i's digit
+    U keys[tile_items];
+    staged_value values[PAIRS ? tile_items : 1];
   };
   static constexpr std::size_t storage_bytes = sizeof(temp_storage);
 
@@ -221,6 +212,13 @@ class agent_onesweep {
       else
         bits[j] = static_cast<U>(~U(0));
     }
+    staged_value values[PAIRS ? ITEMS : 1];
+    if constexpr (PAIRS) {
+      const V* values_in = p.values_in + t.base + first;
+#pragma unroll
+      for (int j = 0; j < ITEMS; ++j)
+        if (FULL || first + j * 32 < t.valid) values[j] = values_in[j * 32];
+    }
 
     const radix_digit<U> digit = p.digit;
     rank_t ranker(s.rank);
@@ -234,12 +232,11 @@ class agent_onesweep {
     if (threadIdx.x < bins)
       digit_status::publish(my_status, t.tile == 0 ? digit_status::prefix : digit_status::aggregate, real);
 
-    unsigned slots[PAIRS ? ITEMS : 1];
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
       const unsigned slot = ranker.rank(digit.of(bits[j]));
-      s.staged.keys[slot] = bits[j];
-      if constexpr (PAIRS) slots[j] = slot;
+      s.keys[slot] = bits[j];
+      if constexpr (PAIRS) s.values[slot] = values[j];
     }
     if (threadIdx.x < bins) {
       const unsigned before =
@@ -255,27 +252,10 @@ class agent_onesweep {
     for (int j = 0; j < ITEMS; ++j) {
       const int i = static_cast<int>(threadIdx.x) + j * THREADS;
       if (FULL || i < t.valid) {
-        const U b = s.staged.keys[i];
+        const U b = s.keys[i];
         const unsigned d = digit.of(b);
         s.key_out[d][i] = radix_key_traits<K>::from_bits(static_cast<U>(b ^ digit.invert));
-        if constexpr (PAIRS) s.digit[i] = static_cast<unsigned char>(d);
-      }
-    }
-    if constexpr (PAIRS) {
-      staged_value values[ITEMS];
-      const V* values_in = p.values_in + t.base + first;
-#pragma unroll
-      for (int j = 0; j < ITEMS; ++j)
-        if (FULL || first + j * 32 < t.valid) values[j] = values_in[j * 32];
-      __syncthreads();  // every staged key read: the values take their place
-#pragma unroll
-      for (int j = 0; j < ITEMS; ++j)
-        if (FULL || first + j * 32 < t.valid) s.staged.values[slots[j]] = values[j];
-      __syncthreads();
-#pragma unroll
-      for (int j = 0; j < ITEMS; ++j) {
-        const int i = static_cast<int>(threadIdx.x) + j * THREADS;
-        if (FULL || i < t.valid) s.value_out[s.digit[i]][i] = s.staged.values[i];
+        if constexpr (PAIRS) s.value_out[d][i] = s.values[i];
       }
     }
   }

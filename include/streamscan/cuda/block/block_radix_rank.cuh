@@ -12,34 +12,30 @@
 //           sorted by digit, and each warp's counter becomes the slot of its
 //           first item of that digit;
 //   rank    (after a barrier) each warp walks its items in order: the lanes
-//           holding the same digit find each other (MATCH: one ballot per
-//           digit bit, or an OR of each lane's bit into the warp's word for
-//           that digit), the highest of them bumps the counter, the others
-//           take its old value by a shuffle: slot = old value + lower peers.
+//           holding the same digit find each other (one ballot per digit
+//           bit), the highest of them bumps the counter, the others take its
+//           old value by a shuffle: slot = old value + lower peers.
 // The slots are the tile's stable order by digit: a permutation of
 // [0, THREADS * ITEMS). Digits are recomputed from the keys where needed
 // rather than kept: registers bound how many blocks share a multiprocessor.
 #pragma once
 
 #include "../../operators.hpp"
-#include "../../tuning/sort.hpp"
 #include "block_scan.cuh"
 
 namespace streamscan::cuda {
 
-template <int THREADS, int RADIX_BITS, tuning::radix_match MATCH = tuning::radix_match::ballots>
+template <int THREADS, int RADIX_BITS>
 class block_radix_rank {
  public:
   static constexpr int bins = 1 << RADIX_BITS;
   static constexpr int warps = THREADS / 32;
-  static constexpr bool atomic_or = MATCH == tuning::radix_match::atomic_or;
   static_assert(THREADS % 32 == 0, "whole warps");
   static_assert(THREADS >= bins, "a thread per digit");
   using scan_t = block_scan<unsigned, THREADS, block_scan_algorithm::kogge_stone>;
 
   struct temp_storage {
     unsigned counters[warps][bins];
-    unsigned peers[atomic_or ? warps : 1][atomic_or ? bins : 1];  // atomic_or: zero between items
     typename scan_t::temp_storage scan;
   };
 
@@ -51,10 +47,7 @@ class block_radix_rank {
   __device__ void count(const Key (&keys)[ITEMS], Digit digit) {
     unsigned* row = s_.counters[warp_];
 #pragma unroll
-    for (int b = lane_; b < bins; b += 32) {
-      row[b] = 0;
-      if constexpr (atomic_or) s_.peers[warp_][b] = 0;
-    }
+    for (int b = lane_; b < bins; b += 32) row[b] = 0;
     __syncwarp();
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) atomicAdd(&row[digit(keys[j])], 1u);
@@ -88,16 +81,7 @@ class block_radix_rank {
   // Step 3: the slot of this lane's next item (call in order of j, every
   // lane of the warp together).
   __device__ unsigned rank(unsigned digit) {
-    unsigned peers;
-    volatile unsigned* word = nullptr;
-    if constexpr (atomic_or) {
-      word = &s_.peers[warp_][digit];
-      atomicOr(const_cast<unsigned*>(word), 1u << lane_);
-      __syncwarp();
-      peers = *word;
-    } else {
-      peers = lanes_with_same(digit);
-    }
+    const unsigned peers = lanes_with_same(digit);
     const int lead = 31 - __clz(peers);
     // Only the leader bumps the counter: a predicated atomic, no branch.
     unsigned before = 0;
@@ -109,11 +93,7 @@ class block_radix_rank {
         : "+r"(before)
         : "r"(lane_), "r"(lead), "r"(counter), "r"(__popc(peers))
         : "memory");
-    before = __shfl_sync(0xffffffffu, before, lead);  // every lane has read its word by now
-    if constexpr (atomic_or) {
-      if (lane_ == lead) *word = 0;
-      __syncwarp();
-    }
+    before = __shfl_sync(0xffffffffu, before, lead);
     return before + __popc(peers & ((1u << lane_) - 1u));
   }
 
