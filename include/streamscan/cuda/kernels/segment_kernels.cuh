@@ -9,16 +9,36 @@
 
 namespace streamscan::cuda::detail {
 
-// One thread per segment sets the bit of its first element (bits zeroed
-// before); empty segments and offsets outside [0, n) set nothing.
+// Sets the bit of every segment's first element (bits zeroed before); empty
+// segments and offsets outside [0, n) set nothing. A warp reads 32
+// consecutive segments; the lanes whose starts fall in one 32-bit word OR
+// their bits together by shuffles and the last of them writes the word with
+// one atomicOr, so that short segments (several starts a word) cost a few
+// atomics a warp rather than one a segment. Non-decreasing offsets put the
+// lanes of a word next to each other; any other order is still marked right,
+// with more atomics (lanes OR only bits of their own word).
 template <class OffsetIt>
 __global__ void mark_segment_heads_kernel(OffsetIt offsets, std::int64_t num_segments, std::int64_t n,
                                           std::uint32_t* bits) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
-  for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < num_segments; k += stride) {
-    std::int64_t start = 0;
-    if (streamscan::detail::segment_start(offsets, k, n, start))
-      atomicOr(bits + (start >> 5), 1u << (start & 31));
+  for (std::int64_t first = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x - lane; first < num_segments;
+       first += stride) {
+    const std::int64_t k = first + lane;
+    std::int64_t start = -1;
+    const bool head = k < num_segments && streamscan::detail::segment_start(offsets, k, n, start);
+    // Lanes with nothing to mark join their neighbours' word when theirs is
+    // in range, and otherwise take a word no other lane has.
+    const std::int64_t word = start >= 0 && start < n ? start >> 5 : -1 - lane;
+    std::uint32_t mine = head ? 1u << (start & 31) : 0u;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+      const std::int64_t other_word = __shfl_up_sync(0xffffffffu, word, d);
+      const std::uint32_t other = __shfl_up_sync(0xffffffffu, mine, d);
+      if (lane >= d && other_word == word) mine |= other;
+    }
+    const std::int64_t next_word = __shfl_down_sync(0xffffffffu, word, 1);
+    if ((lane == 31 || next_word != word) && mine != 0) atomicOr(bits + word, mine);
   }
 }
 
