@@ -16,15 +16,12 @@
 #include <streamscan/cuda/device/device_segmented_scan.cuh>
 #include <streamscan/cuda/kernels/segment_kernels.cuh>
 
+#include "../tools/cuda_timing.cuh"
+
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-void check(const streamscan::status& s) {
+const auto check = streamscan_tool::cuda_check;
+void check_ok(const streamscan::status& s) {
   if (!s) {
     std::fprintf(stderr, "%s\n", s.message().c_str());
     std::exit(1);
@@ -48,23 +45,10 @@ __global__ void fill(int* in, int* keys, int* offsets, std::int64_t n, std::int6
   }
 }
 
+// Median of 20 timed calls (after a warm-up), in ms.
 template <class F>
-double median_ms(F&& call, int repeat = 20) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  std::vector<float> t;
-  for (int r = 0; r <= repeat; ++r) {
-    cudaEventRecord(a);
-    call();
-    cudaEventRecord(b);
-    check(cudaEventSynchronize(b), "run");
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    if (r > 0) t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+double median_ms(F&& call) {
+  return streamscan_tool::median_ms(20, [&](int) { call(); });
 }
 
 }  // namespace
@@ -102,8 +86,8 @@ int main(int argc, char** argv) {
     const streamscan::head_bits hb(bits_ref);
     const streamscan::segment_offsets<const int*> so{offsets, m};
     std::size_t need = 0, b2 = 0;
-    check(streamscan::cuda::segmented_inclusive_scan(nullptr, need, in, out, n, hb));
-    check(streamscan::cuda::segmented_inclusive_scan(nullptr, b2, in, out, n, so));
+    check_ok(streamscan::cuda::segmented_inclusive_scan(nullptr, need, in, out, n, hb));
+    check_ok(streamscan::cuda::segmented_inclusive_scan(nullptr, b2, in, out, n, so));
     need = std::max(need, b2);
     if (need > temp_cap) {
       cudaFree(temp);
@@ -116,7 +100,7 @@ int main(int argc, char** argv) {
     });
     const double bits_ms = median_ms([&] {
       std::size_t b = temp_cap;
-      check(streamscan::cuda::segmented_inclusive_scan(temp, b, in, out, n, hb));
+      check_ok(streamscan::cuda::segmented_inclusive_scan(temp, b, in, out, n, hb));
     });
     bool same = true;
     std::vector<int> a(n), c(n);
@@ -126,7 +110,7 @@ int main(int argc, char** argv) {
     check(cudaMemset(out, 0, n * 4), "poison");
     const double off_ms = median_ms([&] {
       std::size_t b = temp_cap;
-      check(streamscan::cuda::segmented_inclusive_scan(temp, b, in, out, n, so));
+      check_ok(streamscan::cuda::segmented_inclusive_scan(temp, b, in, out, n, so));
     });
     check(cudaMemcpy(c.data(), out, n * 4, cudaMemcpyDeviceToHost), "copy");
     same = same && a == c;
