@@ -114,7 +114,7 @@ TEST_F(single_pass_cuda, concurrent_streams) {
 // tile totals (the chain by construction, the look-back by folding in order),
 // so float results must be bit-for-bit the same on every run, whatever the
 // timing: alone, or sharing the GPU with other work on another stream.
-void check_float_determinism(ss::scan_strategy strategy, const char* policy = nullptr) {
+void check_float_determinism(ss::scan_strategy strategy, const char* policy = nullptr, int runs = 20) {
   SCOPED_TRACE(std::string("seed ") + std::to_string(st::global_seed()) + " " + ss::to_string(strategy) + " policy " +
                (policy ? policy : "default"));
   auto rng = st::make_rng(std::string("determinism_") + ss::to_string(strategy));
@@ -126,7 +126,7 @@ void check_float_determinism(ss::scan_strategy strategy, const char* policy = nu
   cudaStream_t noise;
   STREAMSCAN_TEST_CUDA(cudaStreamCreateWithFlags(&noise, cudaStreamNonBlocking));
   std::vector<float> first, again;
-  for (int run = 0; run < 20; ++run) {
+  for (int run = 0; run < runs; ++run) {
     if (run % 2 == 1) {  // other scans compete for the SMs and change the schedule
       for (int k = 0; k < 3; ++k)
         ss::cuda::inclusive_scan(static_cast<const float*>(d_noise_in.get()), d_noise_out.get(), n, ss::plus{},
@@ -153,13 +153,15 @@ TEST_F(single_pass_cuda, float_results_are_deterministic) {
 }
 
 // The chained guarantee holds for every launch configuration it has: each of
-// its candidate shapes (2D matrix scan, StreamScan's 3D scans) is bit-for-bit
-// repeatable on its own (different shapes group the sums differently).
+// its candidate shapes (2D matrix scan, StreamScan's 3D scans, one tile or one
+// cluster a link) is bit-for-bit repeatable on its own (different shapes
+// group the sums differently). The clustered shapes, whose blocks combine
+// their totals through distributed shared memory, over 50 runs.
 TEST_F(single_pass_cuda, chained_float_results_are_deterministic_in_every_shape) {
   const auto list = ss::tuning::candidates_for(ss::tuning::algorithm::chained, sizeof(float));
   for (int i = 0; i < list.count; ++i) {
     const std::string name = ss::tuning::candidate_name(ss::tuning::algorithm::chained, sizeof(float), i);
-    check_float_determinism(ss::scan_strategy::chained, name.c_str());
+    check_float_determinism(ss::scan_strategy::chained, name.c_str(), list.shapes[i].cluster > 0 ? 50 : 20);
   }
 }
 
@@ -274,6 +276,59 @@ std::vector<A> mapped(std::int64_t n, F f) {
   std::vector<A> v(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = f(i);
   return v;
+}
+
+// The clustered chain (one thread-block cluster a link) at its own edges:
+// one tile, a partial last cluster (blocks past the input take part in the
+// barriers only), whole clusters, many links; inclusive and exclusive, in
+// place, a non-commutative 16-byte operator. Which kernel ran is checked:
+// the GPUs this suite runs on have clusters.
+template <class A, class Op>
+void check_clustered_chain(Op op, const char* test) {
+  auto rng = st::make_rng(test);
+  namespace tu = ss::tuning;
+  const auto list = tu::candidates_for(tu::algorithm::chained, sizeof(A));
+  int major = 0;
+  STREAMSCAN_TEST_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  for (int i = 0; i < list.count; ++i) {
+    const int cluster = list.shapes[i].cluster;
+    if (cluster == 0) continue;
+    const std::string name = tu::candidate_name(tu::algorithm::chained, sizeof(A), i);
+    const std::int64_t t = tu::candidate_tile_items(tu::algorithm::chained, sizeof(A), i);
+    std::uniform_int_distribution<std::int64_t> many(3 * cluster * t, 5 * cluster * t);
+    for (const std::int64_t n : st::capped({1, t - 1, t + 1, cluster * t - 1, cluster * t, cluster * t + 1,
+                                            (2 * cluster + 3) * t + 7, many(rng)})) {
+      for (const bool in_place : {false, true}) {
+        for (const auto kind : {st::scan_kind::inclusive, st::scan_kind::exclusive}) {
+          const std::string at = "seed " + std::to_string(st::global_seed()) + " policy " + name + " n=" +
+                                 std::to_string(n) + (in_place ? " in place " : " ") + st::to_string(kind);
+          const std::vector<A> in = st::random_vector<A>(rng, n);
+          const A init = st::random_init<A>(rng);
+          st::device_buffer<A> d_in(n);
+          d_in.upload(in);
+          const auto r = run_poisoned<A>(n, [&](void* temp, std::size_t& bytes, A* out) {
+            const A* src = in_place ? out : d_in.get();
+            if (in_place && temp != nullptr)
+              STREAMSCAN_TEST_CUDA(cudaMemcpy(out, d_in.get(), n * sizeof(A), cudaMemcpyDeviceToDevice));
+            const ss::scan_options opt{ss::scan_strategy::chained, name.c_str()};
+            return kind == st::scan_kind::inclusive
+                       ? ss::cuda::inclusive_scan(temp, bytes, src, out, n, op, st::test_stream(), opt)
+                       : ss::cuda::exclusive_scan(temp, bytes, src, out, n, init, op, st::test_stream(), opt);
+          });
+          EXPECT_TRUE(st::compare_exact(r.out, st::oracle_scan<A>(in, op, kind, init))) << at;
+          EXPECT_EQ(r.kernel, major >= 9 ? "stream_cluster_scan_kernel<chained>" : "stream_scan_kernel<chained>")
+              << at;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(single_pass_cuda, clustered_chain_edges_int32) {
+  check_clustered_chain<std::int32_t>(ss::plus{}, "cluster_int32");
+}
+TEST_F(single_pass_cuda, clustered_chain_edges_mat2u_non_commutative) {
+  check_clustered_chain<st::mat2u>(st::mat2u_product{}, "cluster_mat2u");
 }
 
 TEST_F(single_pass_cuda, vector_kernels_read_narrow_pointers_and_computed_iterators) {

@@ -258,14 +258,18 @@ TEST(TuningFile, ReloadFollowsTheEnvironment) {
 }  // namespace
 
 // chained's candidates: the 2D matrix shapes, then StreamScan's 3D shapes,
-// the default; every name is unique and found again by candidate_index. The
-// 3D shapes' tiles follow their pieces for values whose size divides 16;
-// other values run the 2D default, whose tile they then report.
+// one tile a link (the default before sm_90) and one cluster a link (the
+// default from sm_90); every name is unique and found again by
+// candidate_index. The 3D shapes' tiles follow their pieces for values whose
+// size divides 16; other values run the 2D default, whose tile they then report.
 TEST(TuningCandidates, ChainedNamesAndTiles) {
   for (const std::size_t bytes : {1, 2, 4, 8, 12, 16, 32}) {
     const st::candidate_list list = st::candidates_for(alg::chained, bytes);
-    ASSERT_EQ(list.count, 7);
-    EXPECT_EQ(st::candidate_name(alg::chained, bytes, st::default_for(alg::chained, bytes, 1 << 20, 90)), "c512r8s8");
+    ASSERT_EQ(list.count, 10);
+    EXPECT_EQ(st::candidate_name(alg::chained, bytes, st::default_for(alg::chained, bytes, 1 << 20, 80)), "c512r8s8");
+    EXPECT_EQ(st::candidate_name(alg::chained, bytes, st::default_for(alg::chained, bytes, 1 << 20, 90)),
+              "c512r8s8k8");
+    EXPECT_EQ(st::candidate_name(alg::chained, bytes, list.count - 1), "c256r8s8k16");
     for (int i = 0; i < list.count; ++i) {
       const std::string name = st::candidate_name(alg::chained, bytes, i);
       EXPECT_EQ(st::candidate_index(alg::chained, bytes, name), i) << name;
@@ -277,6 +281,7 @@ TEST(TuningCandidates, ChainedNamesAndTiles) {
   EXPECT_EQ(st::candidate_tile_items(alg::chained, 4, st::default_chained_shape), 512 * 16 * 8);
   EXPECT_EQ(st::candidate_tile_items(alg::chained, 16, st::default_chained_shape), 512 * 16 * 2);
   EXPECT_EQ(st::candidate_tile_items(alg::chained, 4, st::default_chained_shape + 2), 512 * 8 * 8);
+  EXPECT_EQ(st::candidate_tile_items(alg::chained, 4, st::default_cluster_chained_shape), 512 * 16 * 8);  // a block's
   EXPECT_EQ(st::candidate_tile_items(alg::chained, 12, st::default_chained_shape),
             st::candidate_tile_items(alg::chained, 12, st::default_matrix_shape(true)));
 }

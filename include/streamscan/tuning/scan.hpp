@@ -44,16 +44,29 @@ constexpr std::int64_t pipelined_default_from(std::size_t value_bytes) {
 // register pieces in registers, shared pieces in shared memory, loads
 // coalesced through a padded matrix or strided into each lane's rows. Every
 // tile costs one serial hand-off of the chain, so the 3D tiles are large.
+// The clustered shapes (k<blocks>, sm_90) make a thread-block cluster one
+// link of the chain: its blocks combine their tile totals through
+// distributed shared memory and the cluster hands on one prefix
+// (agent/cluster_chain.cuh), so the chain has `cluster` times fewer links.
 inline constexpr shape chained_shapes[] = {matrix(256, block_scan_algorithm::kogge_stone),
                                            matrix(512, block_scan_algorithm::kogge_stone),
                                            matrix(512, block_scan_algorithm::raking),
                                            matrix(128, block_scan_algorithm::kogge_stone),
                                            stream(true, 512, 8, 8),
                                            stream(false, 512, 8, 8),
-                                           stream(true, 512, 0, 8)};
+                                           stream(true, 512, 0, 8),
+                                           stream(true, 512, 8, 8, 8),
+                                           stream(true, 512, 8, 8, 16),
+                                           stream(true, 256, 8, 8, 16)};
 inline constexpr int chained_shape_count = sizeof(chained_shapes) / sizeof(chained_shapes[0]);
 inline constexpr int matrix_shape_count = 4;  // chained_shapes[0, 4) are matrix shapes, the rest stream shapes
+// The seed's own chain, one link a tile: the default where clusters are not
+// (before sm_90), and a policy by name (c512r8s8) everywhere.
 inline constexpr int default_chained_shape = matrix_shape_count;  // c512r8s8
+inline constexpr int default_cluster_chained_shape = matrix_shape_count + 3;  // c512r8s8k8
+static_assert(chained_shapes[default_cluster_chained_shape].cluster > 0);
+// Blocks of a cluster beyond 8 need the GPU's non-portable cluster sizes.
+inline constexpr int portable_cluster_blocks = 8;
 // The matrix kernel's default: chained has twice the threads (each tile
 // costs a serial hand-off); the decoupled look-back on iterators 256.
 constexpr int default_matrix_shape(bool chained) { return chained ? 1 : 0; }
@@ -142,7 +155,9 @@ struct stream_scan_policy_for {
       stream_pieces(s.register_pieces, sizeof(A)) + shared_pieces > 0 ? stream_pieces(s.register_pieces, sizeof(A))
                                                                       : 1;
   static constexpr std::int64_t tile_items = stream_tile_items(s, sizeof(A));
+  static constexpr int cluster = s.cluster;  // blocks per chain link; 0: one tile a link
   static_assert(threads % 32 == 0 && threads <= 1024, "whole warps, at most 32 groups");
+  static_assert(cluster <= 32, "a cluster's totals are scanned by one warp");
 };
 
 // The smallest tile any single-pass candidate of A can run with: the status

@@ -17,9 +17,11 @@
 //                                                    compaction whose selections wait
 //                                                    for their prefix in a ring
 //   matrix          t<threads>-<block scan>          the 2D matrix scan [StreamScan]
-//   stream          c|s<threads>r<register pieces>s<shared pieces>
+//   stream          c|s<threads>r<register pieces>s<shared pieces>[k<cluster>]
 //                                                    StreamScan's 3D scan, coalesced or
-//                                                    strided loads
+//                                                    strided loads; with k, the chain's
+//                                                    links are clusters of that many
+//                                                    blocks (sm_90), not single tiles
 //   partitions      p<partitions per SM>             the multi-pass scans
 #pragma once
 
@@ -42,6 +44,7 @@ struct shape {
   int ring_kb = 0;          // outbox: the ring holding selections until their prefix is known
   int register_pieces = 0;  // stream: pieces of 32 rows a thread group keeps in registers
   int shared_pieces = 0;    // stream: ... and in shared memory
+  int cluster = 0;          // stream: blocks per thread-block cluster (one chain link each); 0: none
   block_scan_algorithm algorithm = block_scan_algorithm::kogge_stone;  // matrix
   int partitions_per_sm = 0;  // partitions
 };
@@ -59,10 +62,11 @@ constexpr shape matrix(int threads, block_scan_algorithm a) {
   s.algorithm = a;
   return s;
 }
-constexpr shape stream(bool coalesced, int threads, int register_pieces, int shared_pieces) {
+constexpr shape stream(bool coalesced, int threads, int register_pieces, int shared_pieces, int cluster = 0) {
   shape s{coalesced ? shape_kind::stream_coalesced : shape_kind::stream_strided, threads};
   s.register_pieces = register_pieces;
   s.shared_pieces = shared_pieces;
+  s.cluster = cluster;
   return s;
 }
 constexpr shape partitions(int per_sm) {
@@ -96,10 +100,12 @@ inline std::string name(const shape& s) {
       break;
     case shape_kind::matrix: std::snprintf(buf, sizeof buf, "t%d-%s", s.threads, to_string(s.algorithm)); break;
     case shape_kind::stream_coalesced:
-    case shape_kind::stream_strided:
-      std::snprintf(buf, sizeof buf, "%c%dr%ds%d", s.kind == shape_kind::stream_coalesced ? 'c' : 's', s.threads,
-                    s.register_pieces, s.shared_pieces);
+    case shape_kind::stream_strided: {
+      const int at = std::snprintf(buf, sizeof buf, "%c%dr%ds%d", s.kind == shape_kind::stream_coalesced ? 'c' : 's',
+                                   s.threads, s.register_pieces, s.shared_pieces);
+      if (s.cluster > 0) std::snprintf(buf + at, sizeof buf - at, "k%d", s.cluster);
       break;
+    }
     case shape_kind::partitions: std::snprintf(buf, sizeof buf, "p%d", s.partitions_per_sm); break;
     default: return {};
   }

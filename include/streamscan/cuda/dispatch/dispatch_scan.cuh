@@ -177,11 +177,22 @@ status launch_pipelined_scan(const char* fn, unsigned char* bytes, const A* in, 
                             reinterpret_cast<unsigned long long*>(bytes), init, mode, op);
 }
 
+// The kernel of a 3D-scan policy: one tile a link, or one cluster a link.
+template <class Policy, class IO, class A, class Op>
+constexpr auto chained_stream_kernel() {
+  if constexpr (Policy::cluster > 0)
+    return stream_cluster_scan_kernel<Policy, IO, A, Op>;
+  else
+    return stream_scan_kernel<Policy, IO, A, Op>;
+}
+
 // The chained scan on StreamScan's 3D intra-block scan, chained_shapes[Shape],
 // on raw pointers of A (16-byte accesses). Temp storage at `bytes` (reset).
-// False in `ran` where the pointers are not 16-byte aligned or the GPU's
-// blocks cannot have the shape's shared memory; the caller then runs the 2D
-// matrix scan (as it does for iterators and value sizes that do not divide 16).
+// A clustered shape makes each cluster of blocks one link of the chain. False
+// in `ran` where the pointers are not 16-byte aligned, the GPU's blocks
+// cannot have the shape's shared memory, or (clustered) the GPU has no
+// clusters or cannot hold one of that size; the caller then runs another
+// shape.
 template <int Shape, class A, class Op>
 status launch_stream_scan(const char* fn, unsigned char* bytes, const A* in, A* out, std::int64_t n, Op op,
                           maybe<A> init, scan_mode mode, cudaStream_t stream, const device_facts& facts, bool& ran) {
@@ -191,21 +202,35 @@ status launch_stream_scan(const char* fn, unsigned char* bytes, const A* in, A* 
   using policy = tuning::stream_scan_policy_for<A, Shape>;
   using io_t = vector_tile_io<A, static_cast<int>(16 / sizeof(A))>;
   using agent_t = agent_stream_scan<policy, io_t, A, Op>;
-  const auto kernel = stream_scan_kernel<policy, io_t, A, Op>;
+  constexpr bool clustered = policy::cluster > 0;
+  const auto kernel = chained_stream_kernel<policy, io_t, A, Op>();
+  const char* name = clustered ? "stream_cluster_scan_kernel<chained>" : "stream_scan_kernel<chained>";
   constexpr std::size_t dynamic = agent_t::shared_bytes;
   if (static_cast<std::size_t>(facts.max_shared_per_block) < dynamic + sizeof(typename agent_t::temp_storage) + 1024)
     return status::ok();
-  if (const cudaError_t e =
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic));
-      e != cudaSuccess) {
+  if (clustered && facts.cc_major < 9) return status::ok();
+  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic));
+  if (e == cudaSuccess && policy::cluster > tuning::portable_cluster_blocks)
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  if (e != cudaSuccess) {
     cudaGetLastError();
-    return cuda_status(fn, "preparing stream_scan_kernel (shared memory)", e);
+    return cuda_status(fn, "preparing the chained scan's kernel (shared memory, cluster size)", e);
   }
-  ran = true;
   const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
-  return launch_with_shared(fn, "stream_scan_kernel<chained>", kernel, tiles, policy::threads, dynamic, stream,
-                            io_t{in, out, n}, n, tile_status<A>(bytes + tile_counter_bytes, tiles),
-                            reinterpret_cast<unsigned long long*>(bytes), init, mode, op);
+  const tile_status<A> links(bytes + tile_counter_bytes, tiles);  // one word a tile, or a cluster
+  auto* counter = reinterpret_cast<unsigned long long*>(bytes);
+  if constexpr (clustered) {
+    bool fits = false;
+    if (status s = cluster_fits(fn, kernel, policy::threads, policy::cluster, dynamic, fits); !s || !fits) return s;
+    ran = true;
+    const std::int64_t grid = (tiles + policy::cluster - 1) / policy::cluster * policy::cluster;
+    return launch_clusters(fn, name, kernel, grid, policy::threads, policy::cluster, dynamic, stream, io_t{in, out, n},
+                           n, links, counter, init, mode, op);
+  } else {
+    ran = true;
+    return launch_with_shared(fn, name, kernel, tiles, policy::threads, dynamic, stream, io_t{in, out, n}, n, links,
+                              counter, init, mode, op);
+  }
 }
 
 // Single-pass strategies: temp storage is a tile counter and the tile status
@@ -271,9 +296,15 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
       } else {
         if constexpr (raw_vector_fits<A, InIt, OutIt>()) {
           bool ran = false;
-          const status s = launch_stream_scan<index>(fn, bytes, static_cast<const A*>(in), out, n, op, init, mode,
-                                                     stream, facts, ran);
+          status s = launch_stream_scan<index>(fn, bytes, static_cast<const A*>(in), out, n, op, init, mode,
+                                               stream, facts, ran);
           if (!s || ran) return s;
+          // A clustered shape the GPU cannot run: the one-tile-a-link chain.
+          if constexpr (tuning::chained_shapes[index].cluster > 0) {
+            s = launch_stream_scan<tuning::default_chained_shape>(fn, bytes, static_cast<const A*>(in), out, n, op,
+                                                                  init, mode, stream, facts, ran);
+            if (!s || ran) return s;
+          }
         }
         return run(std::integral_constant<int, tuning::default_matrix_shape(true)>{});
       }

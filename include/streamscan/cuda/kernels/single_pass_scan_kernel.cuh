@@ -11,8 +11,10 @@
 // for raw, 16-byte aligned pointers of the accumulator type
 // (agent_single_pass_scan); the chained scan also runs [StreamScan]'s own
 // intra-block scan (agent_stream_scan: thread groups, registers + shared
-// memory, strided or coalesced loads). segmented_scan_kernel.cuh adds the
-// dedicated segmented scan on the same protocol.
+// memory, strided or coalesced loads), one tile a link of the chain or, on
+// sm_90, one thread-block cluster a link (cluster_chain.cuh).
+// segmented_scan_kernel.cuh adds the dedicated segmented scan on the same
+// protocol.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +23,7 @@
 #include "../agent/agent_scan.cuh"
 #include "../agent/agent_single_pass_scan.cuh"
 #include "../agent/agent_stream_scan.cuh"
+#include "../agent/cluster_chain.cuh"
 #include "../agent/tile_id.cuh"
 #include "../agent/tile_prefix.cuh"
 #include "../agent/tile_status.cuh"
@@ -86,6 +89,33 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   const A tile_total = agent.reduce(t.base, t.valid, reg, mode);
   const maybe<A> prefix = prefix_op_t{status, init, op}(t, tile_total, prefix_storage);
   agent.scan(t.base, t.valid, reg, prefix, mode);
+}
+
+// The same scan with a thread-block cluster of Policy::cluster blocks as
+// one link of the chain (sm_90; launched with that cluster size and a grid
+// of whole clusters). Blocks past the input only take part in the barriers.
+template <class Policy, class IO, class A, class Op>
+__global__ void __launch_bounds__(Policy::threads, 1)
+    stream_cluster_scan_kernel(IO io, std::int64_t n, tile_status<A> status, unsigned long long* link_counter,
+                               maybe<A> init, scan_mode mode, Op op) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();  // the dispatcher launches it on sm_90 and later only
+#else
+  using agent_t = agent_stream_scan<Policy, IO, A, Op>;
+  using chain_t = cluster_chain<A, Op, Policy::cluster>;
+  extern __shared__ __align__(16) unsigned char stream_rows[];
+  __shared__ typename agent_t::temp_storage storage;
+  __shared__ typename chain_t::temp_storage chain_storage;
+  const chain_t chain{status, init, op};
+  const cluster_tile c = chain.template next_tile<agent_t::tile_items>(link_counter, n, chain_storage);
+  agent_t agent(storage, stream_rows, io, op);
+  A reg[agent_t::RS][agent_t::W];
+  A tile_total{};
+  if (c.slot.valid > 0) tile_total = agent.reduce(c.slot.base, c.slot.valid, reg, mode);
+  const maybe<A> prefix = chain(c, tile_total, chain_storage);
+  if (c.slot.valid > 0) agent.scan(c.slot.base, c.slot.valid, reg, prefix, mode);
+  chain.release();
+#endif
 }
 
 }  // namespace streamscan::cuda::detail

@@ -120,11 +120,10 @@ inline std::int64_t grid_for(std::int64_t items, std::int64_t cap) {
   return blocks < cap ? blocks : cap;
 }
 
-// Launches kernel<<<grid, block, 0, stream>>>(args...) and reports a failed
-// launch as a status naming the kernel.
-template <class... Params, class... Args>
-status launch_with_shared(const char* fn, const char* kernel_name, void (*kernel)(Params...), std::int64_t grid,
-                          int block, std::size_t dynamic_shared, cudaStream_t stream, Args&&... args) {
+// What every checked launch does first: an injected test failure, an empty
+// grid (nothing to launch: `go` stays false) and a grid past the launch limit.
+inline status launch_gate(const char* fn, const char* kernel_name, std::int64_t grid, bool& go) {
+  go = false;
   cudaError_t& injected = testing::injected_launch_error();
   if (injected != cudaSuccess) {
     const cudaError_t e = injected;
@@ -134,12 +133,80 @@ status launch_with_shared(const char* fn, const char* kernel_name, void (*kernel
   if (grid <= 0) return status::ok();
   if (grid > 0x7fffffff)
     return status(errc::invalid_argument, std::string(fn) + ": input too large for one grid of " + kernel_name);
-  kernel<<<static_cast<unsigned>(grid), static_cast<unsigned>(block), dynamic_shared, stream>>>(
-      std::forward<Args>(args)...);
+  go = true;
+  return status::ok();
+}
+
+// What every checked launch does last: a failed launch becomes a status
+// naming the kernel; a started one is recorded for the tests.
+inline status launch_result(const char* fn, const char* kernel_name) {
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_status(fn, (std::string("launching ") + kernel_name).c_str(), e);
   testing::last_launched_kernel().store(kernel_name, std::memory_order_relaxed);
   return status::ok();
+}
+
+// Launches kernel<<<grid, block, dynamic_shared, stream>>>(args...) and
+// reports a failed launch as a status naming the kernel.
+template <class... Params, class... Args>
+status launch_with_shared(const char* fn, const char* kernel_name, void (*kernel)(Params...), std::int64_t grid,
+                          int block, std::size_t dynamic_shared, cudaStream_t stream, Args&&... args) {
+  bool go = false;
+  if (status s = launch_gate(fn, kernel_name, grid, go); !s || !go) return s;
+  kernel<<<static_cast<unsigned>(grid), static_cast<unsigned>(block), dynamic_shared, stream>>>(
+      std::forward<Args>(args)...);
+  return launch_result(fn, kernel_name);
+}
+
+// A launch in thread-block clusters of `cluster` blocks along x (sm_90);
+// `attribute` holds the cluster size the configuration points to.
+inline cudaLaunchConfig_t cluster_config(std::int64_t grid, int block, int cluster, std::size_t dynamic_shared,
+                                         cudaStream_t stream, cudaLaunchAttribute& attribute) {
+  attribute = {};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(grid));
+  config.blockDim = dim3(static_cast<unsigned>(block));
+  config.dynamicSmemBytes = dynamic_shared;
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return config;
+}
+
+// Whether the GPU can hold at least one cluster of `cluster` blocks of the
+// kernel at once (in `fits`).
+template <class... Params>
+status cluster_fits(const char* fn, void (*kernel)(Params...), int block, int cluster, std::size_t dynamic_shared,
+                    bool& fits) {
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config = cluster_config(cluster, block, cluster, dynamic_shared, nullptr, attribute);
+  int clusters = 0;
+  const cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, "querying how many thread-block clusters fit (cudaOccupancyMaxActiveClusters)", e);
+  }
+  fits = clusters > 0;
+  return status::ok();
+}
+
+// launch_with_shared in clusters of `cluster` blocks (grid a multiple of it).
+template <class... Params, class... Args>
+status launch_clusters(const char* fn, const char* kernel_name, void (*kernel)(Params...), std::int64_t grid,
+                       int block, int cluster, std::size_t dynamic_shared, cudaStream_t stream, Args&&... args) {
+  bool go = false;
+  if (status s = launch_gate(fn, kernel_name, grid, go); !s || !go) return s;
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config = cluster_config(grid, block, cluster, dynamic_shared, stream, attribute);
+  if (const cudaError_t e = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...); e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, (std::string("launching ") + kernel_name).c_str(), e);
+  }
+  return launch_result(fn, kernel_name);
 }
 
 template <class... Params, class... Args>
