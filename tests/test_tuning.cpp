@@ -265,11 +265,11 @@ TEST(TuningFile, ReloadFollowsTheEnvironment) {
 TEST(TuningCandidates, ChainedNamesAndTiles) {
   for (const std::size_t bytes : {1, 2, 4, 8, 12, 16, 32}) {
     const st::candidate_list list = st::candidates_for(alg::chained, bytes);
-    ASSERT_EQ(list.count, 10);
+    ASSERT_EQ(list.count, 9);
     EXPECT_EQ(st::candidate_name(alg::chained, bytes, st::default_for(alg::chained, bytes, 1 << 20, 80)), "c512r8s8");
     EXPECT_EQ(st::candidate_name(alg::chained, bytes, st::default_for(alg::chained, bytes, 1 << 20, 90)),
               "c512r8s8k8");
-    EXPECT_EQ(st::candidate_name(alg::chained, bytes, list.count - 1), "c256r8s8k16");
+    EXPECT_EQ(st::candidate_name(alg::chained, bytes, list.count - 1), "c512r8s8k16");
     for (int i = 0; i < list.count; ++i) {
       const std::string name = st::candidate_name(alg::chained, bytes, i);
       EXPECT_EQ(st::candidate_index(alg::chained, bytes, name), i) << name;

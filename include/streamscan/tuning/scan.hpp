@@ -56,8 +56,7 @@ inline constexpr shape chained_shapes[] = {matrix(256, block_scan_algorithm::kog
                                            stream(false, 512, 8, 8),
                                            stream(true, 512, 0, 8),
                                            stream(true, 512, 8, 8, 8),
-                                           stream(true, 512, 8, 8, 16),
-                                           stream(true, 256, 8, 8, 16)};
+                                           stream(true, 512, 8, 8, 16)};
 inline constexpr int chained_shape_count = sizeof(chained_shapes) / sizeof(chained_shapes[0]);
 inline constexpr int matrix_shape_count = 4;  // chained_shapes[0, 4) are matrix shapes, the rest stream shapes
 // The seed's own chain, one link a tile: the default where clusters are not
