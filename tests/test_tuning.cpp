@@ -337,6 +337,11 @@ TEST(TuningCandidates, DefaultsFollowSizeAndArchitecture) {
   EXPECT_EQ(name_of(alg::split, 4, (std::int64_t{1} << 24) - 1, 90), "t512x8");
   EXPECT_EQ(name_of(alg::select_if, 8, std::int64_t{1} << 25, 90), "o512x4s3b128");
   EXPECT_EQ(name_of(alg::select_if, 8, std::int64_t{1} << 24, 90), "t512x8");
-  EXPECT_EQ(name_of(alg::chained, 4, big, 90), "c512r8s8");
+  EXPECT_EQ(name_of(alg::chained, 4, big, 90), "c512r8s8k8");
+  EXPECT_EQ(name_of(alg::chained, 4, big, 80), "c512r8s8");
+  EXPECT_TRUE(st::automatic_prefers_chained(16, std::int64_t{1} << 24, 90));
+  EXPECT_FALSE(st::automatic_prefers_chained(16, (std::int64_t{1} << 24) - 1, 90));
+  EXPECT_FALSE(st::automatic_prefers_chained(16, big, 80));
+  EXPECT_FALSE(st::automatic_prefers_chained(8, big, 90));
   EXPECT_EQ(name_of(alg::scan_then_add, 4, big, 90), "p8");
 }

@@ -177,6 +177,59 @@ TEST(PipelinedScan, DefaultFromItsThreshold) {
   EXPECT_EQ(plan.policy, major >= 9 ? std::string("p256x8s6") : std::string("t256x8"));
 }
 
+// automatic runs the clustered chain for 16-byte values from its threshold on
+// sm_90+ (raw aligned pointers), unless the caller names a look-back policy;
+// the scan is right and takes the clustered kernel; an iterator input keeps
+// the look-back.
+struct same_mat {
+  STREAMSCAN_HOST_DEVICE mat2u operator()(const mat2u& m) const { return m; }
+};
+
+TEST(AutomaticStrategy, SixteenByteValuesTakeTheClusteredChainFromItsThreshold) {
+  SKIP_WITHOUT_GPU();
+  int major = 0;
+  STREAMSCAN_TEST_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  const std::int64_t from = st::automatic_chained_from_16;
+  streamscan::cuda::scan_plan plan;
+  ASSERT_TRUE(streamscan::cuda::describe_scan<mat2u>(from - 1, {}, plan, mat2u_product{}).is_ok());
+  EXPECT_EQ(plan.strategy, scan_strategy::decoupled_lookback);
+  ASSERT_TRUE(streamscan::cuda::describe_scan<mat2u>(from, {}, plan, mat2u_product{}).is_ok());
+  EXPECT_EQ(plan.strategy, major >= 9 ? scan_strategy::chained : scan_strategy::decoupled_lookback);
+  EXPECT_EQ(plan.policy, major >= 9 ? std::string("c512r8s8k8") : std::string("t256x16"));
+  ASSERT_TRUE(
+      streamscan::cuda::describe_scan<mat2u>(from, {scan_strategy::automatic, "t256x16"}, plan, mat2u_product{}).is_ok());
+  EXPECT_EQ(plan.strategy, scan_strategy::decoupled_lookback);
+  EXPECT_EQ(plan.source, "options.policy");
+  ASSERT_TRUE(streamscan::cuda::describe_scan<std::uint64_t>(from, {}, plan).is_ok());
+  EXPECT_EQ(plan.strategy, scan_strategy::decoupled_lookback);  // 8-byte values keep the look-back
+
+  auto rng = make_rng("automatic_16");
+  const std::int64_t n = from + 4099;
+  const std::vector<mat2u> in = random_vector<mat2u>(rng, n + 1);
+  const auto expect = oracle_scan<mat2u>(std::vector<mat2u>(in.begin(), in.begin() + n), mat2u_product{},
+                                         scan_kind::inclusive, mat2u{});
+  device_buffer<mat2u> d_in(n + 1), d_out(n + 1);
+  d_in.upload(in);
+  const mat2u* src = d_in.get();
+  const auto run = [&](auto input, const std::string& kernel, const char* what) {
+    STREAMSCAN_TEST_CUDA(cudaMemset(d_out.get(), poison_byte, (n + 1) * sizeof(mat2u)));
+    STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+    streamscan::cuda::testing::last_launched_kernel().store(nullptr);
+    streamscan::cuda::inclusive_scan(input, d_out.get(), n, mat2u_product{}, test_stream());
+    STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(test_stream()));
+    std::vector<mat2u> out;
+    d_out.download(out);
+    out.resize(static_cast<std::size_t>(n));
+    EXPECT_TRUE(compare_exact(out, expect)) << what << " seed " << global_seed();
+    const char* ran = streamscan::cuda::testing::last_launched_kernel().load();
+    EXPECT_EQ(std::string(ran ? ran : "none"), kernel) << what;
+  };
+  run(src, major >= 9 ? "stream_cluster_scan_kernel<chained>" : "single_pass_vector_scan_kernel<decoupled>",
+      "raw pointer");
+  run(streamscan::transform_iterator<const mat2u*, same_mat>(src, same_mat{}),
+      "single_pass_vector_scan_kernel<decoupled>", "iterator");
+}
+
 TEST(TuningPolicyOption, UnknownNamesAreRejectedAndNothingIsWritten) {
   SKIP_WITHOUT_GPU();
   const std::int64_t n = 1000;

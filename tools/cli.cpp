@@ -18,8 +18,8 @@ const std::vector<std::string>& bench_primitives() {
   return v;
 }
 const std::vector<std::string>& scan_bench_algorithms() {
-  static const std::vector<std::string> v = {"memcpy",           "cub",           "thrust", "reduce_then_scan",
-                                             "scan_then_add",    "chained",       "decoupled_lookback"};
+  static const std::vector<std::string> v = {"memcpy",        "cub",     "thrust",             "reduce_then_scan",
+                                             "scan_then_add", "chained", "decoupled_lookback", "automatic"};
   return v;
 }
 const std::vector<std::string>& bench_algorithms() {
@@ -28,7 +28,7 @@ const std::vector<std::string>& bench_algorithms() {
     names.push_back(opt_in_transform_input);
     for (const char* sort : {"onesweep", "double_buffer", "split", "quicksort"}) names.push_back(sort);
     for (const char* spmv : {"cusparse", "merge_path", "segmented_scan"}) names.push_back(spmv);
-    for (const char* tri : {"automatic", "thomas_pcr", "hybrid", "cyclic_reduction", "parallel_cyclic_reduction", "partitioned",
+    for (const char* tri : {"thomas_pcr", "hybrid", "cyclic_reduction", "parallel_cyclic_reduction", "partitioned",
                             "thomas"})
       names.push_back(tri);
     return names;
@@ -332,8 +332,9 @@ std::string help_text(const std::string& topic) {
            "  --sizes SIZES      exponents of 2: 16..30:2 (default; up to 2^24 on the CPU), 20,24,28, 2^26;\n"
            "                     sizes that do not fit in device memory are skipped and reported\n"
            "  --algorithms LIST  scan: memcpy,cub,thrust,reduce_then_scan,scan_then_add,chained,\n"
-           "                     decoupled_lookback (chained: every shape; its 2D matrix shapes only up\n"
-           "                     to 2^26); sort: memcpy,cub,thrust,onesweep,double_buffer,split,\n"
+           "                     decoupled_lookback,automatic (chained: every shape; its 2D matrix\n"
+           "                     shapes only up to 2^26; automatic: what a call that names no\n"
+           "                     strategy runs); sort: memcpy,cub,thrust,onesweep,double_buffer,split,\n"
            "                     quicksort (split and quicksort only up to 2^24 unless named here);\n"
            "                     spmv: memcpy,cusparse,merge_path,segmented_scan;\n"
            "                     tridiagonal: memcpy,cusparse,automatic,thomas_pcr,hybrid,cyclic_reduction,\n"

@@ -137,7 +137,11 @@ void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench
     buf.poison();
     run_with(opt)(0);
     const bool is_default = policy.empty() || policy == default_policy;
-    add(name, plan.policy + (policy.empty() ? " (" + plan.source + ")" : is_default ? " (default)" : ""), ms,
+    // automatic: the strategy it resolved to as well.
+    const std::string shown =
+        strategy == streamscan::scan_strategy::automatic ? to_string(plan.strategy) + std::string(" ") + plan.policy
+                                                         : plan.policy;
+    add(name, shown + (policy.empty() ? " (" + plan.source + ")" : is_default ? " (default)" : ""), ms,
         buf.matches_reference());
     if (asked) rep.rows.back().tuning_entry = tuned ? plan.policy : "no entry";
     if (compare) {
@@ -149,7 +153,8 @@ void bench_one(const bench_options& o, const char* type, int log2n, Op op, bench
     cudaFree(temp);
   };
   for (const auto strategy : {streamscan::scan_strategy::reduce_then_scan, streamscan::scan_strategy::scan_then_add,
-                              streamscan::scan_strategy::chained, streamscan::scan_strategy::decoupled_lookback}) {
+                              streamscan::scan_strategy::chained, streamscan::scan_strategy::decoupled_lookback,
+                              streamscan::scan_strategy::automatic}) {
     const std::string name = streamscan::to_string(strategy);
     if (!wants(o, name)) continue;
     // chained runs every candidate (seed 000's ablation: 2D matrix scan,

@@ -54,7 +54,7 @@ template <class A, class Op = streamscan::plus>
   detail::device_facts facts;
   if (status s = detail::current_device_facts(fn, facts); !s) return s;
   detail::chosen_policy chosen;
-  if (status s = detail::plan_scan<A, Op>(fn, n, opt, facts.device, plan.strategy, chosen); !s) return s;
+  if (status s = detail::plan_scan<A, Op>(fn, n, opt, facts, true, plan.strategy, chosen); !s) return s;
   plan.policy = tuning::candidate_name(tuning::algorithm_of(plan.strategy), sizeof(A), chosen.index);
   if (plan.policy.empty()) plan.policy = "fixed";
   plan.source = detail::to_string(chosen.source);
