@@ -41,7 +41,9 @@ constexpr std::int64_t scan_tile_items(scan_strategy strategy = scan_strategy::a
 // What a scan would run with: the strategy (`automatic` resolved), the
 // candidate policy's name and where that choice came from ("default",
 // "fixed", "options.policy" or "tuning file"). A is the accumulator type; the
-// current device is asked. Errors as the scan itself would give them.
+// current device is asked; the plan is a call's on raw, 16-byte aligned
+// pointers of A (where `automatic` may take the clustered chain for 16-byte
+// values). Errors as the scan itself would give them.
 struct scan_plan {
   scan_strategy strategy = scan_strategy::automatic;
   std::string policy;
