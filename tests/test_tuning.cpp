@@ -343,5 +343,6 @@ TEST(TuningCandidates, DefaultsFollowSizeAndArchitecture) {
   EXPECT_FALSE(st::automatic_prefers_chained(16, (std::int64_t{1} << 24) - 1, 90));
   EXPECT_FALSE(st::automatic_prefers_chained(16, big, 80));
   EXPECT_FALSE(st::automatic_prefers_chained(8, big, 90));
+  EXPECT_FALSE(st::automatic_prefers_chained(16, big, 100));  // not measured there
   EXPECT_EQ(name_of(alg::scan_then_add, 4, big, 90), "p8");
 }

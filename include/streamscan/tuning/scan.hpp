@@ -67,14 +67,15 @@ static_assert(chained_shapes[default_cluster_chained_shape].cluster > 0);
 // Blocks of a cluster beyond 8 need the GPU's non-portable cluster sizes.
 inline constexpr int portable_cluster_blocks = 8;
 // `automatic` runs the clustered chain instead of the decoupled look-back
-// for 16-byte values from this n on GPUs with clusters (sm_90+), where the
-// 3D scan runs (raw, 16-byte aligned pointers of the value type) and neither
-// the caller nor a tuning file chose a look-back policy: there it measured
-// faster (the look-back's one-tile kernel holds no loads in flight while a
-// block waits for its prefix; docs/performance.md).
+// for 16-byte values from this n on sm_90 (where it was measured; other
+// GPUs keep the look-back until measured), where the 3D scan runs (raw,
+// 16-byte aligned pointers of the value type) and neither the caller nor a
+// tuning file chose a look-back policy: there it measured faster (the
+// look-back's one-tile kernel holds no loads in flight while a block waits
+// for its prefix; docs/performance.md).
 inline constexpr std::int64_t automatic_chained_from_16 = std::int64_t{1} << 24;
 constexpr bool automatic_prefers_chained(std::size_t value_bytes, std::int64_t n, int cc) {
-  return value_bytes == 16 && n >= automatic_chained_from_16 && cc >= 90;
+  return value_bytes == 16 && n >= automatic_chained_from_16 && cc / 10 == 9;
 }
 // The matrix kernel's default: chained has twice the threads (each tile
 // costs a serial hand-off); the decoupled look-back on iterators 256.

@@ -76,8 +76,11 @@ struct cluster_chain {
     const int rank = static_cast<int>(cluster.block_rank());
     if (rank == 0 && threadIdx.x == 0) s.link = static_cast<std::int64_t>(atomicAdd(counter, 1ull));
     cluster.sync();
+    // One remote read a block; only rank 0's word is ever read remotely.
+    if (threadIdx.x == 0) s.link = *cluster.map_shared_rank(&s.link, 0);
+    __syncthreads();
     cluster_tile c;
-    c.link = *cluster.map_shared_rank(&s.link, 0);
+    c.link = s.link;
     c.rank = rank;
     const std::int64_t tiles = (n + TileItems - 1) / TileItems;
     const std::int64_t first = c.link * Cluster;
@@ -103,7 +106,10 @@ struct cluster_chain {
     if (threadIdx.x < 32) {
       const int lane = static_cast<int>(threadIdx.x);
       constexpr unsigned all = 0xffffffffu;
-      // Lane j reads tile j's total; lanes past the cluster's tiles repeat the last.
+      // Lane j reads tile j's total; lanes past the cluster's tiles repeat the
+      // last (their results are never used; op is a pure function). Only the
+      // scan's last tile is partial, and its total (padded values included)
+      // reaches only the last link's prefixes, which nothing reads.
       const int j = lane < c.tiles_here ? lane : c.tiles_here - 1;
       const A mine = cluster.map_shared_rank(&s.total, j)->get();
       const A inclusive = warp_scan::inclusive(mine, op, lane);
@@ -120,7 +126,10 @@ struct cluster_chain {
         if (c.rank > 0) prefix = {link_prefix.present ? op(link_prefix.value, before) : before, true};
         s.prefix.get() = prefix.value;
         s.has_prefix = prefix.present;
+      } else if (lane == 0) {
+        s.has_prefix = false;  // no tile: nothing uses the prefix
       }
+      __syncwarp();
     }
     cluster.barrier_arrive();  // this thread's remote reads are done
     __syncthreads();

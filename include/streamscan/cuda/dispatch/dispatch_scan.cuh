@@ -206,22 +206,36 @@ status launch_stream_scan(const char* fn, unsigned char* bytes, const A* in, A* 
   const auto kernel = chained_stream_kernel<policy, io_t, A, Op>();
   const char* name = clustered ? "stream_cluster_scan_kernel<chained>" : "stream_scan_kernel<chained>";
   constexpr std::size_t dynamic = agent_t::shared_bytes;
-  if (static_cast<std::size_t>(facts.max_shared_per_block) < dynamic + sizeof(typename agent_t::temp_storage) + 1024)
-    return status::ok();
-  if (clustered && facts.cc_major < 9) return status::ok();
-  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic));
-  if (e == cudaSuccess && policy::cluster > tuning::portable_cluster_blocks)
-    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return cuda_status(fn, "preparing the chained scan's kernel (shared memory, cluster size)", e);
-  }
+  // Once per device: whether the kernel can run here (blocks with its shared
+  // memory; clustered: sm_90 code and room for one cluster), its attributes set.
+  static std::atomic<int> prepared[max_cached_devices];
+  bool runs = false;
+  if (status s = once_per_device(prepared, facts.device, runs, [&](bool& ok) {
+        ok = false;
+        if (static_cast<std::size_t>(facts.max_shared_per_block) < dynamic + sizeof(typename agent_t::temp_storage) + 1024)
+          return status::ok();
+        if (clustered) {
+          if (facts.cc_major < 9) return status::ok();
+          bool sm90 = false;
+          if (status st = compiled_for_sm90(fn, kernel, sm90); !st || !sm90) return st;
+        }
+        cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic));
+        if (e == cudaSuccess && policy::cluster > tuning::portable_cluster_blocks)
+          e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+        if (e != cudaSuccess) {
+          cudaGetLastError();
+          return cuda_status(fn, "preparing the chained scan's kernel (shared memory, cluster size)", e);
+        }
+        if constexpr (clustered) return cluster_fits(fn, kernel, policy::threads, policy::cluster, dynamic, ok);
+        ok = true;
+        return status::ok();
+      });
+      !s || !runs)
+    return s;
   const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
   const tile_status<A> links(bytes + tile_counter_bytes, tiles);  // one word a tile, or a cluster
   auto* counter = reinterpret_cast<unsigned long long*>(bytes);
   if constexpr (clustered) {
-    bool fits = false;
-    if (status s = cluster_fits(fn, kernel, policy::threads, policy::cluster, dynamic, fits); !s || !fits) return s;
     ran = true;
     const std::int64_t grid = (tiles + policy::cluster - 1) / policy::cluster * policy::cluster;
     return launch_clusters(fn, name, kernel, grid, policy::threads, policy::cluster, dynamic, stream, io_t{in, out, n},

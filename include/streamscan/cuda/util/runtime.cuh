@@ -194,6 +194,40 @@ status cluster_fits(const char* fn, void (*kernel)(Params...), int block, int cl
   return status::ok();
 }
 
+// Whether `kernel` runs code compiled for sm_90 or later on the current
+// device (its PTX version): a build for an older architecture only has the
+// kernel's pre-sm_90 body, which the driver compiles for a newer GPU.
+template <class... Params>
+status compiled_for_sm90(const char* fn, void (*kernel)(Params...), bool& yes) {
+  cudaFuncAttributes attributes{};
+  if (const cudaError_t e = cudaFuncGetAttributes(&attributes, kernel); e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_status(fn, "querying a kernel's attributes (cudaFuncGetAttributes)", e);
+  }
+  yes = attributes.ptxVersion >= 90;
+  return status::ok();
+}
+
+inline constexpr int max_cached_devices = 64;
+
+// A per-device answer computed once (`prepare(runs)` on the current device)
+// and remembered in `cache` (0: not yet, 1: runs, 2: does not). Devices past
+// the cache's size ask every time. A failed `prepare` is returned and not
+// remembered.
+template <int Devices, class Prepare>
+status once_per_device(std::atomic<int> (&cache)[Devices], int device, bool& runs, Prepare prepare) {
+  const bool cached = device >= 0 && device < Devices;
+  const int known = cached ? cache[device].load(std::memory_order_acquire) : 0;
+  if (known != 0) {
+    runs = known == 1;
+    return status::ok();
+  }
+  runs = false;
+  if (status s = prepare(runs); !s) return s;
+  if (cached) cache[device].store(runs ? 1 : 2, std::memory_order_release);
+  return status::ok();
+}
+
 // launch_with_shared in clusters of `cluster` blocks (grid a multiple of it).
 template <class... Params, class... Args>
 status launch_clusters(const char* fn, const char* kernel_name, void (*kernel)(Params...), std::int64_t grid,
