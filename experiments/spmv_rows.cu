@@ -1,0 +1,255 @@
+// spmv_rows: for matrices of short rows, a kernel that gives each row a group
+// of G lanes (no merge, no tile search, no fix-up: one pass over the
+// offsets, columns and values), against our default (merge_path) and
+// cuSPARSE's CSR_ALG1 in the same process. Rows longer than `spill` (64 G)
+// are not summed by their group: their ids go to a list that a second
+// kernel sums one block a row, so that a few long rows cannot stall a group
+// for the whole kernel. G is chosen from the mean row length. Matrices:
+// 1-3 non-zeros a row with random columns (16M rows, the issue's short-rows
+// case), the same with 16 rows of 2^17 non-zeros (the spill path), the 3D
+// 7-point Poisson stencil (160^3) and 16 a row (4M rows); float and double.
+// Outputs are checked against a double host product within 8 (len + 2) eps
+// |A||x| a row. Prints median ms of 20 and x cuSPARSE.
+//   build/experiments/spmv_rows
+#include <cusparse.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <streamscan/cuda/block/block_reduce.cuh>
+#include <streamscan/cuda/device/device_spmv.cuh>
+
+#include "../tools/cuda_timing.cuh"
+
+namespace {
+
+const auto check = streamscan_tool::cuda_check;
+void check_sparse(cusparseStatus_t s, const char* what) {
+  if (s != CUSPARSE_STATUS_SUCCESS) {
+    std::fprintf(stderr, "%s: cuSPARSE status %d\n", what, static_cast<int>(s));
+    std::exit(1);
+  }
+}
+
+struct plus_op {
+  template <class T>
+  __device__ T operator()(const T& a, const T& b) const {
+    return a + b;
+  }
+};
+
+// One row a group of G lanes (G divides 32): lanes stride over the row's
+// non-zeros, then the group adds its partial sums by shuffles (a fixed tree).
+// A row longer than `spill` is left to long_rows_kernel: its id goes to the list.
+template <int G, int Threads, class V>
+__global__ void __launch_bounds__(Threads)
+    row_group_kernel(const int* offsets, const int* columns, const V* values, const V* __restrict__ x, V* y,
+                     std::int64_t rows, V alpha, V beta, int spill, unsigned long long* long_count, int* long_rows) {
+  const std::int64_t row = (blockIdx.x * static_cast<std::int64_t>(Threads) + threadIdx.x) / G;
+  const int lane = static_cast<int>(threadIdx.x % G);
+  // The lanes of this group within the warp (whole groups leave together).
+  const unsigned mask = G == 32 ? 0xffffffffu : ((1u << G) - 1u) << (threadIdx.x % 32 / G * G);
+  if (row >= rows) return;
+  const int begin = offsets[row], end = offsets[row + 1];
+  if (end - begin > spill) {
+    if (lane == 0) long_rows[atomicAdd(long_count, 1ull)] = static_cast<int>(row);
+    return;
+  }
+  V sum = 0;
+  for (int k = begin + lane; k < end; k += G) sum += values[k] * x[columns[k]];
+#pragma unroll
+  for (int d = G / 2; d > 0; d /= 2) sum += __shfl_xor_sync(mask, sum, d);
+  if (lane == 0) y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
+}
+
+// The spilled rows, one block a row (a fixed grid walks the list).
+template <int Threads, class V>
+__global__ void __launch_bounds__(Threads)
+    long_rows_kernel(const int* offsets, const int* columns, const V* values, const V* __restrict__ x, V* y, V alpha,
+                     V beta, const unsigned long long* long_count, const int* long_rows) {
+  using reduce_t = streamscan::cuda::block_reduce<V, Threads>;
+  __shared__ typename reduce_t::temp_storage storage;
+  const unsigned long long count = *long_count;
+  plus_op op;
+  for (unsigned long long i = blockIdx.x; i < count; i += gridDim.x) {
+    const int row = long_rows[i];
+    V sum = 0;
+    for (int k = offsets[row] + static_cast<int>(threadIdx.x); k < offsets[row + 1]; k += Threads)
+      sum += values[k] * x[columns[k]];
+    sum = reduce_t(storage).reduce(sum, op);
+    if (threadIdx.x == 0) y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
+    __syncthreads();  // storage is reused by the next row
+  }
+}
+
+struct matrix {
+  std::string name;
+  std::int64_t rows = 0;
+  std::vector<int> offsets{0}, columns;
+};
+
+matrix make(const std::string& name) {
+  std::mt19937_64 rng(1);
+  matrix m;
+  m.name = name;
+  if (name == "poisson3d") {
+    const int g = 160;
+    m.rows = std::int64_t{g} * g * g;
+    for (std::int64_t r = 0; r < m.rows; ++r) {
+      const std::int64_t i = r % g, j = (r / g) % g, k = r / (g * g);
+      const std::int64_t steps[] = {-g * g, -g, -1, 0, 1, g, g * g};
+      const bool inside[] = {k > 0, j > 0, i > 0, true, i + 1 < g, j + 1 < g, k + 1 < g};
+      for (int s = 0; s < 7; ++s)
+        if (inside[s]) m.columns.push_back(static_cast<int>(r + steps[s]));
+      m.offsets.push_back(static_cast<int>(m.columns.size()));
+    }
+    return m;
+  }
+  const bool uniform = name == "uniform16", spiky = name == "short_spiky";
+  m.rows = uniform ? (1 << 22) : (1 << 24);
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    int len = uniform ? 16 : 1 + static_cast<int>(rng() % 3);
+    if (spiky && r % (1 << 20) == 7) len = 1 << 17;
+    for (int k = 0; k < len; ++k) m.columns.push_back(static_cast<int>(rng() % m.rows));
+    m.offsets.push_back(static_cast<int>(m.columns.size()));
+  }
+  return m;
+}
+
+template <class V>
+void measure(const matrix& m) {
+  const std::int64_t nnz = static_cast<std::int64_t>(m.columns.size());
+  const double mean = static_cast<double>(nnz) / static_cast<double>(m.rows);
+  std::vector<V> h_values(nnz), h_x(m.rows);
+  std::mt19937_64 rng(2);
+  for (auto& v : h_values) v = static_cast<V>(static_cast<double>(rng() % 2001) / 1000.0 - 1.0);
+  for (auto& v : h_x) v = static_cast<V>(static_cast<double>(rng() % 2001) / 1000.0 - 1.0);
+  // The host reference and each row's tolerance.
+  std::vector<double> want(m.rows), tolerance(m.rows);
+  const double eps = std::numeric_limits<V>::epsilon();
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    double s = 0, a = 0;
+    for (int k = m.offsets[r]; k < m.offsets[r + 1]; ++k) {
+      const double p = static_cast<double>(h_values[k]) * static_cast<double>(h_x[m.columns[k]]);
+      s += p;
+      a += std::abs(p);
+    }
+    want[r] = s;
+    tolerance[r] = 8.0 * (m.offsets[r + 1] - m.offsets[r] + 2) * eps * a + 1e-30;
+  }
+  int *offsets, *columns, *long_rows;
+  V *values, *x, *y;
+  unsigned long long* long_count;
+  check(cudaMalloc(&offsets, m.offsets.size() * sizeof(int)), "cudaMalloc");
+  check(cudaMalloc(&columns, nnz * sizeof(int)), "cudaMalloc");
+  check(cudaMalloc(&values, nnz * sizeof(V)), "cudaMalloc");
+  check(cudaMalloc(&x, m.rows * sizeof(V)), "cudaMalloc");
+  check(cudaMalloc(&y, m.rows * sizeof(V)), "cudaMalloc");
+  check(cudaMalloc(&long_rows, m.rows * sizeof(int)), "cudaMalloc");
+  check(cudaMalloc(&long_count, sizeof(unsigned long long)), "cudaMalloc");
+  check(cudaMemcpy(offsets, m.offsets.data(), m.offsets.size() * sizeof(int), cudaMemcpyHostToDevice), "copy");
+  check(cudaMemcpy(columns, m.columns.data(), nnz * sizeof(int), cudaMemcpyHostToDevice), "copy");
+  check(cudaMemcpy(values, h_values.data(), nnz * sizeof(V), cudaMemcpyHostToDevice), "copy");
+  check(cudaMemcpy(x, h_x.data(), m.rows * sizeof(V), cudaMemcpyHostToDevice), "copy");
+  std::vector<V> got(m.rows);
+  auto verdict = [&]() {
+    check(cudaMemcpy(got.data(), y, m.rows * sizeof(V), cudaMemcpyDeviceToHost), "copy");
+    for (std::int64_t r = 0; r < m.rows; ++r)
+      if (!(std::abs(static_cast<double>(got[r]) - want[r]) <= tolerance[r])) return "WRONG";
+    return "ok";
+  };
+  const char* type = sizeof(V) == 4 ? "float" : "double";
+  const int repeat = 20;
+  auto poison = [&] { check(cudaMemset(y, 0xA7, m.rows * sizeof(V)), "cudaMemset"); };
+
+  // cuSPARSE CSR_ALG1, y = A x.
+  cusparseHandle_t handle;
+  check_sparse(cusparseCreate(&handle), "cusparseCreate");
+  const cudaDataType dt = sizeof(V) == 4 ? CUDA_R_32F : CUDA_R_64F;
+  cusparseSpMatDescr_t mat;
+  cusparseDnVecDescr_t vx, vy;
+  check_sparse(cusparseCreateCsr(&mat, m.rows, m.rows, nnz, offsets, columns, values, CUSPARSE_INDEX_32I,
+                                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, dt),
+               "cusparseCreateCsr");
+  check_sparse(cusparseCreateDnVec(&vx, m.rows, x, dt), "cusparseCreateDnVec");
+  check_sparse(cusparseCreateDnVec(&vy, m.rows, y, dt), "cusparseCreateDnVec");
+  const V one = 1, zero = 0;
+  std::size_t buffer_bytes = 0;
+  check_sparse(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vx, &zero, vy, dt,
+                                       CUSPARSE_SPMV_CSR_ALG1, &buffer_bytes),
+               "cusparseSpMV_bufferSize");
+  void* buffer;
+  check(cudaMalloc(&buffer, buffer_bytes + 1), "cudaMalloc");
+  const double t_cusparse = streamscan_tool::median_ms(repeat, [&](int) {
+                              check_sparse(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vx, &zero,
+                                                        vy, dt, CUSPARSE_SPMV_CSR_ALG1, buffer),
+                                           "cusparseSpMV");
+                            }).median_ms;
+  std::printf("%-12s %-6s mean %5.2f  cusparse ALG1 %.4f ms %s", m.name.c_str(), type, mean, t_cusparse, verdict());
+
+  // Our default (merge_path).
+  const auto a = streamscan::make_csr_view(m.rows, m.rows, nnz, static_cast<const int*>(offsets),
+                                           static_cast<const int*>(columns), static_cast<const V*>(values));
+  std::size_t temp_bytes = 0;
+  streamscan::throw_if_error(streamscan::cuda::spmv(nullptr, temp_bytes, a, x, y, V(1), V(0)));
+  void* temp;
+  check(cudaMalloc(&temp, temp_bytes + 1), "cudaMalloc");
+  poison();
+  const double t_default = streamscan_tool::median_ms(repeat, [&](int) {
+                             streamscan::throw_if_error(streamscan::cuda::spmv(temp, temp_bytes, a, x, y, V(1), V(0)));
+                           }).median_ms;
+  std::printf(" | merge_path %.4f (%.2fx) %s", t_default, t_cusparse / t_default, verdict());
+
+  // Row groups of G lanes, G from the mean row length, and their neighbours.
+  constexpr int threads = 256;
+  auto groups = [&](auto g) {
+    constexpr int G = decltype(g)::value;
+    const std::int64_t blocks = (m.rows * G + threads - 1) / threads;
+    poison();
+    const double ms = streamscan_tool::median_ms(repeat, [&](int) {
+                        check(cudaMemsetAsync(long_count, 0, sizeof(unsigned long long)), "cudaMemsetAsync");
+                        row_group_kernel<G, threads, V><<<static_cast<unsigned>(blocks), threads>>>(
+                            offsets, columns, values, x, y, m.rows, V(1), V(0), 64 * G, long_count, long_rows);
+                        long_rows_kernel<threads, V><<<264, threads>>>(offsets, columns, values, x, y, V(1), V(0),
+                                                                       long_count, long_rows);
+                      }).median_ms;
+    check(cudaGetLastError(), "launch");
+    std::printf(" | g%d %.4f (%.2fx) %s", G, ms, t_cusparse / ms, verdict());
+  };
+  groups(std::integral_constant<int, 1>{});
+  groups(std::integral_constant<int, 2>{});
+  groups(std::integral_constant<int, 4>{});
+  groups(std::integral_constant<int, 8>{});
+  groups(std::integral_constant<int, 16>{});
+  std::printf("\n");
+
+  cusparseDestroySpMat(mat);
+  cusparseDestroyDnVec(vx);
+  cusparseDestroyDnVec(vy);
+  cusparseDestroy(handle);
+  for (void* p : {static_cast<void*>(offsets), static_cast<void*>(columns), static_cast<void*>(values),
+                  static_cast<void*>(x), static_cast<void*>(y), static_cast<void*>(long_rows),
+                  static_cast<void*>(long_count), buffer, temp})
+    cudaFree(p);
+}
+
+}  // namespace
+
+int main() {
+  cudaDeviceProp prop;
+  check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  std::printf("# %s, %d SMs; x cuSPARSE CSR_ALG1 in parentheses\n", prop.name, prop.multiProcessorCount);
+  for (const char* name : {"short", "short_spiky", "poisson3d", "uniform16"}) {
+    const matrix m = make(name);
+    measure<float>(m);
+    measure<double>(m);
+  }
+  return 0;
+}
