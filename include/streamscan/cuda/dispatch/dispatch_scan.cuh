@@ -235,13 +235,12 @@ status launch_stream_scan(const char* fn, unsigned char* bytes, const A* in, A* 
   const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
   const tile_status<A> links(bytes + tile_counter_bytes, tiles);  // one word a tile, or a cluster
   auto* counter = reinterpret_cast<unsigned long long*>(bytes);
+  ran = true;
   if constexpr (clustered) {
-    ran = true;
     const std::int64_t grid = (tiles + policy::cluster - 1) / policy::cluster * policy::cluster;
     return launch_clusters(fn, name, kernel, grid, policy::threads, policy::cluster, dynamic, stream, io_t{in, out, n},
                            n, links, counter, init, mode, op);
   } else {
-    ran = true;
     return launch_with_shared(fn, name, kernel, tiles, policy::threads, dynamic, stream, io_t{in, out, n}, n, links,
                               counter, init, mode, op);
   }
