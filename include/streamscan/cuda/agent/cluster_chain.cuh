@@ -76,8 +76,10 @@ struct cluster_chain {
     const int rank = static_cast<int>(cluster.block_rank());
     if (rank == 0 && threadIdx.x == 0) s.link = static_cast<std::int64_t>(atomicAdd(counter, 1ull));
     cluster.sync();
-    // One remote read a block; only rank 0's word is ever read remotely.
-    if (threadIdx.x == 0) s.link = *cluster.map_shared_rank(&s.link, 0);
+    // One remote read a block; only rank 0's word is ever read remotely, and
+    // rank 0 never writes it again (not even the same value: a write there
+    // would race the other blocks' reads).
+    if (threadIdx.x == 0 && rank != 0) s.link = *cluster.map_shared_rank(&s.link, 0);
     __syncthreads();
     cluster_tile c;
     c.link = s.link;
