@@ -55,7 +55,7 @@ enum class spmv_null { none, offsets, columns, values, x, y };
 
 inline std::vector<streamscan::spmv_strategy> spmv_strategies() {
   return {streamscan::spmv_strategy::automatic, streamscan::spmv_strategy::merge_path,
-          streamscan::spmv_strategy::segmented_scan};
+          streamscan::spmv_strategy::segmented_scan, streamscan::spmv_strategy::row_groups};
 }
 
 template <class Backend, class T>
@@ -72,7 +72,10 @@ void check_spmv_shapes() {
   std::vector<shape> shapes = {{0, 0, 0, 0, 0},      {1, 1, 1, 0, 0},      {1, 5, 5, 0, 0},
                                {3, 0, 0, 0, 0},      {1, 3000, 0, 1, 2999}, {200, 50, 6, 0, 0},
                                {511, 700, 3, 0, 0},  {513, 700, 3, 0, 0},  {1025, 90, 2, 0, 0},
-                               {4000, 4000, 40, 2, 5000}, {20000, 1000, 0, 0, 0}};
+                               {4000, 4000, 40, 2, 5000}, {20000, 1000, 0, 0, 0},
+                               // Mean row lengths of about 3.7 and 8.5: row groups of 2 and 8 lanes,
+                               // with rows spilled to chunks (three chunks, one chunk).
+                               {20000, 3000, 6, 3, 9000},  {3000, 2000, 22, 1, 3000}};
   std::int64_t big_rows = 100000 + static_cast<std::int64_t>(rng() % 100000), long_row = Backend::long_row;
   if (const char* cap = std::getenv("STREAMSCAN_TEST_MAX_N")) {  // runs under compute-sanitizer
     big_rows = std::min<std::int64_t>(big_rows, std::atoll(cap));

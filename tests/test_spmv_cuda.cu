@@ -135,7 +135,8 @@ TEST(large_spmv_cuda, int64_offsets_past_two_to_the_31) {
   }
   const ss::csr_view<float, std::int64_t, std::int32_t> a{large_rows, large_cols, nnz, offsets.get(), columns.get(),
                                                           values.get()};
-  for (const auto strategy : {ss::spmv_strategy::merge_path, ss::spmv_strategy::segmented_scan}) {
+  for (const auto strategy :
+       {ss::spmv_strategy::merge_path, ss::spmv_strategy::segmented_scan, ss::spmv_strategy::row_groups}) {
     ss::spmv_options opt;
     opt.strategy = strategy;
     STREAMSCAN_TEST_CUDA(cudaMemset(y.get(), 0xff, large_rows * sizeof(float)));
@@ -148,5 +149,42 @@ TEST(large_spmv_cuda, int64_offsets_past_two_to_the_31) {
   }
 }
 
-}  // namespace
+// Each strategy's sums are a fixed sequence of operations: repeated runs of a
+// float matrix with long rows give the same bits (row groups claim their
+// long rows' chunk slots in whatever order the groups run).
+TEST(spmv_cuda_repeatable, float_bits_repeat) {
+  namespace ss = streamscan;
+  using namespace streamscan_test;
+  if (!gpu_present()) GTEST_SKIP() << "cuda back end unavailable: no GPU";
+  auto rng = make_rng("spmv.repeatable");
+  const auto a = random_csr<float, std::int32_t, std::int32_t>(rng, 50000, 20000, 6, 6, 30000);
+  const auto x = random_vector<float>(rng, a.cols);
+  device_buffer<std::int32_t> offsets(a.offsets.size()), columns(a.columns.size());
+  device_buffer<float> values(a.values.size()), d_x(x.size()), y(a.rows);
+  offsets.upload(a.offsets);
+  columns.upload(a.columns);
+  values.upload(a.values);
+  d_x.upload(x);
+  const ss::csr_view<float, std::int32_t, std::int32_t> view{a.rows, a.cols, a.nnz(), offsets.get(), columns.get(),
+                                                             values.get()};
+  for (const auto strategy : {ss::spmv_strategy::row_groups, ss::spmv_strategy::merge_path}) {
+    ss::spmv_options opt;
+    opt.strategy = strategy;
+    std::vector<float> first, again;
+    for (int run = 0; run < 20; ++run) {
+      STREAMSCAN_TEST_CUDA(cudaMemset(y.get(), 0xff, a.rows * sizeof(float)));
+      ss::cuda::spmv(view, d_x.get(), y.get(), 1.5f, 0.0f, nullptr, opt);
+      STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+      y.download(run == 0 ? first : again);
+      if (run == 0) {
+        const std::vector<float> y0(a.rows, 0.0f);
+        ASSERT_EQ(spmv_mismatch(a, x, y0, first, 1.5f, 0.0f), "") << ss::to_string(strategy);
+      } else {
+        ASSERT_EQ(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)), 0)
+            << ss::to_string(strategy) << ": run " << run << " differs; seed " << global_seed();
+      }
+    }
+  }
+}
 
+}  // namespace

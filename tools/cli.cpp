@@ -27,7 +27,7 @@ const std::vector<std::string>& bench_algorithms() {
     std::vector<std::string> names = scan_bench_algorithms();
     names.push_back(opt_in_transform_input);
     for (const char* sort : {"onesweep", "double_buffer", "split", "quicksort"}) names.push_back(sort);
-    for (const char* spmv : {"cusparse", "merge_path", "segmented_scan"}) names.push_back(spmv);
+    for (const char* spmv : {"cusparse", "row_groups", "merge_path", "segmented_scan"}) names.push_back(spmv);
     for (const char* tri : {"thomas_pcr", "hybrid", "cyclic_reduction", "parallel_cyclic_reduction", "partitioned",
                             "thomas"})
       names.push_back(tri);
@@ -312,7 +312,8 @@ std::string help_text(const std::string& topic) {
            "                     and thrust::sort; outputs must equal CUB's bit for bit; each run\n"
            "                     after an L2 flush; the notes under the table say what GB/s counts)\n"
            "                     spmv (y = A x, float and double, on six generated CSR matrices:\n"
-           "                     merge_path and segmented_scan against cusparseSpMV CSR_ALG1/ALG2;\n"
+           "                     the default, row_groups, merge_path and segmented_scan against\n"
+           "                     cusparseSpMV CSR_ALG1/ALG2;\n"
            "                     outputs checked against a double host product)\n"
            "                     tridiagonal (batches of systems, float and double, strided and\n"
            "                     interleaved, 512x512, 4096x1024, 16x2^20 and a sweep of sizes: every\n"
@@ -336,7 +337,7 @@ std::string help_text(const std::string& topic) {
            "                     shapes only up to 2^26; automatic: what a call that names no\n"
            "                     strategy runs); sort: memcpy,cub,thrust,onesweep,double_buffer,split,\n"
            "                     quicksort (split and quicksort only up to 2^24 unless named here);\n"
-           "                     spmv: memcpy,cusparse,merge_path,segmented_scan;\n"
+           "                     spmv: memcpy,cusparse,automatic,row_groups,merge_path,segmented_scan;\n"
            "                     tridiagonal: memcpy,cusparse,automatic,thomas_pcr,hybrid,cyclic_reduction,\n"
            "                     parallel_cyclic_reduction,partitioned,thomas;\n"
            "                     default all but transform_input (scan, named only: the default\n"

@@ -20,26 +20,35 @@
 // (on the GPU this costs a pass over offsets and indices and one wait).
 //
 // Strategies:
-//   automatic / merge_path: the default. The rows and the non-zeros are
-//     merged into one sequence and cut into equal tiles (merge path), so
-//     neither long nor empty rows unbalance the work; a row split between
-//     tiles is finished by a small fix-up pass, in tile order.
+//   automatic: the default: row_groups below a mean row length
+//     (tuning::spmv_row_groups_below), merge_path from it on.
+//   row_groups: a few lanes of a warp a row (more as the mean row length
+//     grows: tuning::spmv_group_lanes), one pass with no search or staging;
+//     a row much longer than its group is cut into chunks of a block each,
+//     whose sums are added in chunk order.
+//   merge_path: the rows and the non-zeros are merged into one sequence and
+//     cut into equal tiles (merge path), so neither long nor empty rows
+//     unbalance the work; a row split between tiles is finished by a small
+//     fix-up pass, in tile order.
 //   segmented_scan: [ScanPrimitives] section 4.2 as published: products and
 //     zeroed flags, a head flag scattered at every row start, a backward
 //     segmented inclusive sum, then each row's first element gathered.
+// Every strategy's sums are a fixed sequence of operations for a given
+// matrix: results repeat bit for bit (they differ between strategies).
 #pragma once
 
 #include <cstdint>
 
 namespace streamscan {
 
-enum class spmv_strategy { automatic, merge_path, segmented_scan };
+enum class spmv_strategy { automatic, merge_path, segmented_scan, row_groups };
 
 inline const char* to_string(spmv_strategy s) noexcept {
   switch (s) {
     case spmv_strategy::automatic: return "automatic";
     case spmv_strategy::merge_path: return "merge_path";
     case spmv_strategy::segmented_scan: return "segmented_scan";
+    case spmv_strategy::row_groups: return "row_groups";
   }
   return "unknown";
 }

@@ -1,12 +1,13 @@
-// streamscan/tuning/spmv.hpp - the merge-path SpMV's tile shape. No CUDA.
-//
-// A tile is threads x items "merge items", each either one non-zero or one
-// row end; a thread walks its items sequentially. The tile's slice of row
-// ends and its products are staged in shared memory first.
+// streamscan/tuning/spmv.hpp - the SpMV kernels' shapes and the default's
+// choice between them. No CUDA.
 #pragma once
 
 namespace streamscan::tuning {
 
+// Merge path: a tile is threads x items "merge items", each either one
+// non-zero or one row end; a thread walks its items sequentially. The
+// tile's slice of row ends and its products are staged in shared memory
+// first.
 struct spmv_shape {
   int threads;
   int items;  // merge items per thread
@@ -14,5 +15,28 @@ struct spmv_shape {
 };
 
 constexpr spmv_shape spmv_shape_for(int /*value_bytes*/) { return {128, 8}; }
+
+// Row groups: `lanes` lanes of a warp a row, one pass over offsets, indices
+// and values with no search, staging or fix-up. A row longer than
+// spill_steps x lanes non-zeros would hold its warp back; it is cut into
+// chunks of `chunk` non-zeros instead, one block a chunk.
+struct spmv_row_groups {
+  int threads;
+  int spill_steps;
+  int chunk;
+};
+
+constexpr spmv_row_groups spmv_row_groups_shape() { return {256, 64, 4096}; }
+
+// The default takes row groups below this mean row length (nnz / rows),
+// where merge path's searches, staging and block scan cost more than the
+// imbalance they prevent; merge path from it on.
+constexpr double spmv_row_groups_below = 32;
+
+// Lanes a row for a mean row length: few for short rows (more rows in
+// flight a warp), more as rows grow.
+constexpr int spmv_group_lanes(double mean_row_length) {
+  return mean_row_length < 8 ? 2 : mean_row_length < 16 ? 8 : mean_row_length < 32 ? 16 : 32;
+}
 
 }  // namespace streamscan::tuning

@@ -165,7 +165,7 @@ class simulated_rank {
   template <class Match>
   status run(const char* fn, cudaStream_t stream, Match match) const {
     simulated_ranks& g = *group_;
-    if (status s = cuda_call(fn, "cudaEventRecord", cudaEventRecord(g.ready_[rank_], stream)); !s) return s;
+    if (status s = detail::cuda_call(fn, "cudaEventRecord", cudaEventRecord(g.ready_[rank_], stream)); !s) return s;
     if (status s = g.arrive_and_wait(fn, rank_); !s) return s;
     status result = status::ok();
     for (int peer = 0; peer < g.size_ && result; ++peer) {
@@ -177,26 +177,20 @@ class simulated_rank {
         break;
       }
       if (copies.empty()) continue;
-      result = cuda_call(fn, "cudaStreamWaitEvent", cudaStreamWaitEvent(stream, g.ready_[peer], 0));
+      result = detail::cuda_call(fn, "cudaStreamWaitEvent", cudaStreamWaitEvent(stream, g.ready_[peer], 0));
       for (const copy& c : copies)
         if (result && c.bytes > 0)
-          result = cuda_call(fn, "cudaMemcpyAsync",
+          result = detail::cuda_call(fn, "cudaMemcpyAsync",
                              cudaMemcpyAsync(c.to, c.from, c.bytes, cudaMemcpyDeviceToDevice, stream));
     }
-    if (status s = cuda_call(fn, "cudaEventRecord", cudaEventRecord(g.done_[rank_], stream)); !s && result) result = s;
+    if (status s = detail::cuda_call(fn, "cudaEventRecord", cudaEventRecord(g.done_[rank_], stream)); !s && result) result = s;
     if (status s = g.arrive_and_wait(fn, rank_); !s) return s;
     for (int peer = 0; peer < g.size_; ++peer) {
-      if (status s = cuda_call(fn, "cudaStreamWaitEvent", cudaStreamWaitEvent(stream, g.done_[peer], 0));
+      if (status s = detail::cuda_call(fn, "cudaStreamWaitEvent", cudaStreamWaitEvent(stream, g.done_[peer], 0));
           !s && result)
         result = s;
     }
     return result;
-  }
-
-  static status cuda_call(const char* fn, const char* what, cudaError_t e) {
-    if (e == cudaSuccess) return status::ok();
-    cudaGetLastError();
-    return detail::cuda_status(fn, what, e);
   }
 
   simulated_ranks* group_ = nullptr;

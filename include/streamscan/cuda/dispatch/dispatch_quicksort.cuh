@@ -87,18 +87,12 @@ inline std::int64_t quicksort_grid(std::int64_t n) {
   return blocks < 65536 ? blocks : 65536;
 }
 
-inline status quicksort_cuda_call(const char* fn, const char* what, cudaError_t e) {
-  if (e == cudaSuccess) return status::ok();
-  cudaGetLastError();
-  return cuda_status(fn, what, e);
-}
-
 // Whether keys[0, n) is sorted by `less`: one reduction, one flag read back
 // (waits for the stream).
 template <class K, class Less>
 status quicksort_is_sorted(const char* fn, const K* keys, std::int64_t n, Less less, unsigned* d_unsorted,
                            cudaStream_t stream, bool& sorted) {
-  if (status s = quicksort_cuda_call(fn, "clearing the sortedness flag (cudaMemsetAsync)",
+  if (status s = cuda_call(fn, "clearing the sortedness flag (cudaMemsetAsync)",
                                      cudaMemsetAsync(d_unsorted, 0, sizeof(unsigned), stream));
       !s)
     return s;
@@ -107,12 +101,12 @@ status quicksort_is_sorted(const char* fn, const K* keys, std::int64_t n, Less l
       !s)
     return s;
   unsigned unsorted = 0;
-  if (status s = quicksort_cuda_call(fn, "reading the sortedness flag (cudaMemcpyAsync)",
+  if (status s = cuda_call(fn, "reading the sortedness flag (cudaMemcpyAsync)",
                                      cudaMemcpyAsync(&unsorted, d_unsorted, sizeof unsorted, cudaMemcpyDeviceToHost,
                                                      stream));
       !s)
     return s;
-  if (status s = quicksort_cuda_call(fn, "waiting for the stream (cudaStreamSynchronize)",
+  if (status s = cuda_call(fn, "waiting for the stream (cudaStreamSynchronize)",
                                      cudaStreamSynchronize(stream));
       !s)
     return s;
@@ -168,7 +162,7 @@ status quicksort_sized(const char* fn, void* temp, std::size_t& temp_bytes, cons
 
   auto copy_to_out = [&](const K* from) {
     if (static_cast<const void*>(from) == static_cast<const void*>(out)) return status::ok();
-    return quicksort_cuda_call(fn, "copying the keys to the output (cudaMemcpyAsync)",
+    return cuda_call(fn, "copying the keys to the output (cudaMemcpyAsync)",
                                cudaMemcpyAsync(out, from, static_cast<std::size_t>(n) * sizeof(K),
                                                cudaMemcpyDeviceToDevice, stream));
   };
@@ -190,11 +184,11 @@ status quicksort_sized(const char* fn, void* temp, std::size_t& temp_bytes, cons
 
   // One segment: only element 0 is a head. split_and_segment writes every
   // head of its output, so the other array needs no reset.
-  if (status s = quicksort_cuda_call(fn, "setting the head flags (cudaMemsetAsync)",
+  if (status s = cuda_call(fn, "setting the head flags (cudaMemsetAsync)",
                                      cudaMemsetAsync(heads[0], 0, static_cast<std::size_t>(n), stream));
       !s)
     return s;
-  if (status s = quicksort_cuda_call(fn, "setting the head flags (cudaMemsetAsync)",
+  if (status s = cuda_call(fn, "setting the head flags (cudaMemsetAsync)",
                                      cudaMemsetAsync(heads[0], 1, 1, stream));
       !s)
     return s;

@@ -2,9 +2,12 @@
 // and launches y = alpha A x + beta y (semantics: streamscan/spmv.hpp; the
 // kernels: kernels/spmv_kernels.cuh).
 //
-// Temp storage: merge_path: the tiles' start coordinates and carries (a few
-// bytes per tile of rows + nnz merge items); segmented_scan: the products
-// (nnz values), the head flags (nnz bytes) and the segmented scan's own.
+// Temp storage: row_groups: a slot counter and, for the chunks of rows too
+// long for their group, a chunk and a partial sum per slot (at most
+// nnz / chunk + nnz / (spill + 1) slots); merge_path: the tiles' start
+// coordinates and carries (a few bytes per tile of rows + nnz merge items);
+// segmented_scan: the products (nnz values), the head flags (nnz bytes) and
+// the segmented scan's own.
 // Checked mode adds one word for the first bad entry.
 #pragma once
 
@@ -13,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "../../detail/spmv_validate.hpp"
 #include "../../detail/validate.hpp"
@@ -27,8 +31,38 @@
 namespace streamscan::cuda::detail {
 
 struct spmv_layout {
-  std::size_t check = 0, starts = 0, carries = 0, products = 0, flags = 0, scan = 0, total = 0;
+  std::size_t check = 0, starts = 0, carries = 0, products = 0, flags = 0, scan = 0, slots = 0, chunks = 0,
+              partials = 0, total = 0;
 };
+
+template <class V, class O, class I>
+double spmv_mean_row_length(const csr_view<V, O, I>& a) {
+  return a.rows > 0 ? static_cast<double>(a.nnz) / static_cast<double>(a.rows) : 0.0;
+}
+
+// What automatic means for this matrix (by its mean row length).
+template <class V, class O, class I>
+spmv_strategy resolve_spmv_strategy(const csr_view<V, O, I>& a, spmv_strategy strategy) {
+  if (strategy != spmv_strategy::automatic) return strategy;
+  return spmv_mean_row_length(a) < tuning::spmv_row_groups_below ? spmv_strategy::row_groups
+                                                                  : spmv_strategy::merge_path;
+}
+
+// Row groups: lanes a row, the longest row a group adds, and the most
+// chunk slots the long rows can claim.
+struct row_group_plan {
+  int lanes;
+  std::int64_t spill, max_slots;
+};
+
+template <class V, class O, class I>
+row_group_plan plan_row_groups(const csr_view<V, O, I>& a) {
+  constexpr tuning::spmv_row_groups shape = tuning::spmv_row_groups_shape();
+  const int lanes = tuning::spmv_group_lanes(spmv_mean_row_length(a));
+  const std::int64_t spill = static_cast<std::int64_t>(shape.spill_steps) * lanes;
+  // A spilled row of length L > spill takes ceil(L / chunk) <= L / chunk + 1 slots.
+  return {lanes, spill, a.nnz / shape.chunk + a.nnz / (spill + 1) + 1};
+}
 
 template <class V, class O, class I>
 status plan_spmv(const char* fn, const csr_view<V, O, I>& a, spmv_strategy strategy, cudaStream_t stream,
@@ -41,6 +75,13 @@ status plan_spmv(const char* fn, const csr_view<V, O, I>& a, spmv_strategy strat
     return at;
   };
   l.check = place(3 * sizeof(unsigned long long));  // device_check's record
+  if (strategy == spmv_strategy::row_groups) {
+    const row_group_plan plan = plan_row_groups(a);
+    l.slots = place(sizeof(unsigned long long));
+    l.chunks = place(temp_bytes_for<long_chunk>(plan.max_slots));
+    l.partials = place(temp_bytes_for<V>(plan.max_slots));
+    return status::ok();
+  }
   if (strategy == spmv_strategy::merge_path) {
     const std::int64_t tiles = (a.rows + a.nnz + shape.tile_items() - 1) / shape.tile_items();
     l.starts = place(temp_bytes_for<merge_coordinate>(tiles + 1));
@@ -103,11 +144,10 @@ status check_csr_on_device(const char* fn, const O* offsets, const I* columns, s
 template <class V, class O, class I>
 status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const csr_view<V, O, I>& a, const V* x,
                      V* y, V alpha, V beta, cudaStream_t stream, spmv_options opt) {
-  const spmv_strategy strategy =
-      opt.strategy == spmv_strategy::automatic ? spmv_strategy::merge_path : opt.strategy;
+  const spmv_strategy strategy = resolve_spmv_strategy(a, opt.strategy);
   if (temp == nullptr) {  // a size query checks the sizes and the strategy only
     csr_view<V, O, I> sizes{a.rows, a.cols, a.nnz, nullptr, nullptr, nullptr};
-    if (a.rows < 0 || a.cols < 0 || a.nnz < 0 || opt.strategy > spmv_strategy::segmented_scan)
+    if (a.rows < 0 || a.cols < 0 || a.nnz < 0 || opt.strategy > spmv_strategy::row_groups)
       return streamscan::detail::validate_spmv(fn, sizes, x, y, opt);
     spmv_layout l;
     if (status s = plan_spmv(fn, a, strategy, stream, l); !s) return s;
@@ -137,6 +177,41 @@ status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const 
         !s)
       return s;
   if (a.rows == 0) return status::ok();
+
+  if (strategy == spmv_strategy::row_groups) {
+    constexpr tuning::spmv_row_groups shape = tuning::spmv_row_groups_shape();
+    const row_group_plan plan = plan_row_groups(a);
+    auto* slots = reinterpret_cast<unsigned long long*>(base + l.slots);
+    auto* chunks = reinterpret_cast<long_chunk*>(base + l.chunks);
+    V* partials = reinterpret_cast<V*>(base + l.partials);
+    status s = cuda_call(fn, "clearing the slot counter (cudaMemsetAsync)",
+                         cudaMemsetAsync(slots, 0, sizeof(*slots), stream));
+    auto groups = [&](auto lanes) {
+      constexpr int G = decltype(lanes)::value;
+      return launch(fn, "row_group_spmv_kernel", row_group_spmv_kernel<G, shape.threads, V, O, I>,
+                    (a.rows * G + shape.threads - 1) / shape.threads, shape.threads, stream, a.row_offsets,
+                    a.column_indices, a.values, x, y, a.rows, alpha, beta, plan.spill, shape.chunk, slots, chunks);
+    };
+    if (s) {
+      switch (plan.lanes) {
+        case 2: s = groups(std::integral_constant<int, 2>{}); break;
+        case 8: s = groups(std::integral_constant<int, 8>{}); break;
+        case 16: s = groups(std::integral_constant<int, 16>{}); break;
+        default: s = groups(std::integral_constant<int, 32>{}); break;
+      }
+    }
+    // The long rows' chunks (none, mostly: then both grids find no slot and leave).
+    const std::int64_t chunk_grid = facts.sm_count > 0 ? 4 * facts.sm_count : 512;
+    if (s)
+      s = launch(fn, "long_chunk_spmv_kernel", long_chunk_spmv_kernel<shape.threads, V, O, I>, chunk_grid,
+                 shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, shape.chunk,
+                 static_cast<const unsigned long long*>(slots), static_cast<const long_chunk*>(chunks), partials);
+    if (s)
+      s = launch(fn, "long_row_spmv_kernel", long_row_spmv_kernel<V>, chunk_grid, 256, stream,
+                 static_cast<const unsigned long long*>(slots), static_cast<const long_chunk*>(chunks),
+                 static_cast<const V*>(partials), alpha, beta, y);
+    return s;
+  }
 
   if (strategy == spmv_strategy::merge_path) {
     constexpr tuning::spmv_shape shape = tuning::spmv_shape_for(sizeof(V));

@@ -14,6 +14,16 @@
 // merge_path_fixup_kernel adds the carries in tile order to the rows they
 // belong to, after every tile has written.
 //
+// Row groups: row_group_spmv_kernel gives each row G lanes of a warp, which
+// stride over its non-zeros and add their partial sums by shuffles (a fixed
+// tree). A row longer than `spill` non-zeros is not added there: its group
+// claims slots for the row's chunks (`chunk` non-zeros each) at an atomic
+// counter and lists them; long_chunk_spmv_kernel adds each chunk in one
+// block, and long_row_spmv_kernel adds a row's chunk sums in chunk order.
+// Slots are claimed in whatever order groups run, but a row's chunks lie
+// in consecutive slots in chunk order, so every sum is a fixed sequence of
+// operations: results are repeatable bit for bit.
+//
 // [ScanPrimitives] section 4.2: seed_products_kernel, seed_heads_kernel,
 // then a backward segmented sum (the library's), then seed_gather_kernel.
 #pragma once
@@ -21,7 +31,9 @@
 #include <cstdint>
 
 #include "../../detail/spmv_validate.hpp"
+#include "../block/block_reduce.cuh"
 #include "../block/block_scan.cuh"
+#include "../../operators.hpp"
 #include "../util/uninitialized.cuh"
 
 namespace streamscan::cuda::detail {
@@ -200,6 +212,82 @@ __global__ void merge_path_fixup_kernel(const merge_carry<V>* carries, std::int6
   V sum = carries[t].sum;
   for (std::int64_t u = t + 1; u < tiles && carries[u].row == row; ++u) sum += carries[u].sum;
   y[row] += alpha * sum;
+}
+
+// One chunk of a long row, in the slot its group claimed: the chunk is
+// non-zeros [offsets[row] + index * chunk, ...) of `count` chunks; the
+// row's chunk 0 sits `index` slots before this one.
+struct long_chunk {
+  std::int64_t row;
+  std::int32_t index, count;
+};
+
+template <int G, int Threads, class V, class Offset, class Index>
+__global__ void __launch_bounds__(Threads)
+    row_group_spmv_kernel(const Offset* offsets, const Index* columns, const V* values, const V* x, V* y,
+                          std::int64_t rows, V alpha, V beta, std::int64_t spill, int chunk,
+                          unsigned long long* slots_taken, long_chunk* chunks) {
+  static_assert(G >= 1 && G <= 32 && 32 % G == 0 && Threads % 32 == 0, "a group is a slice of a warp");
+  const std::int64_t row = (blockIdx.x * static_cast<std::int64_t>(Threads) + threadIdx.x) / G;
+  const int lane = static_cast<int>(threadIdx.x % G);
+  // This group's lanes in the warp; a group leaves as a whole, so the
+  // shuffles below see every lane of theirs.
+  const unsigned group = G == 32 ? 0xffffffffu : ((1u << G) - 1u) << (threadIdx.x % 32 / G * G);
+  if (row >= rows) return;
+  const std::int64_t begin = offsets[row], end = offsets[row + 1];
+  if (end - begin > spill) {
+    const std::int64_t count = (end - begin + chunk - 1) / chunk;
+    unsigned long long first = 0;
+    if (lane == 0) first = atomicAdd(slots_taken, static_cast<unsigned long long>(count));
+    first = __shfl_sync(group, first, 0, G);
+    for (std::int64_t c = lane; c < count; c += G)
+      chunks[first + c] = {row, static_cast<std::int32_t>(c), static_cast<std::int32_t>(count)};
+    return;
+  }
+  V sum = V(0);
+  for (std::int64_t k = begin + lane; k < end; k += G) sum += values[k] * __ldg(x + columns[k]);
+#pragma unroll
+  for (int d = G / 2; d > 0; d /= 2) sum += __shfl_xor_sync(group, sum, d);
+  if (lane == 0) y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
+}
+
+// A block a chunk of a long row (a fixed grid walks the claimed slots).
+template <int Threads, class V, class Offset, class Index>
+__global__ void __launch_bounds__(Threads)
+    long_chunk_spmv_kernel(const Offset* offsets, const Index* columns, const V* values, const V* x, int chunk,
+                           const unsigned long long* slots_taken, const long_chunk* chunks, V* partials) {
+  using reduce_t = block_reduce<V, Threads>;
+  __shared__ typename reduce_t::temp_storage storage;
+  streamscan::plus op;
+  const unsigned long long taken = *slots_taken;
+  for (unsigned long long e = blockIdx.x; e < taken; e += gridDim.x) {
+    const long_chunk c = chunks[e];
+    const std::int64_t begin = static_cast<std::int64_t>(offsets[c.row]) + static_cast<std::int64_t>(c.index) * chunk;
+    const std::int64_t row_end = offsets[c.row + 1];
+    const std::int64_t end = begin + chunk < row_end ? begin + chunk : row_end;
+    V sum = V(0);
+#pragma unroll 4
+    for (std::int64_t k = begin + threadIdx.x; k < end; k += Threads) sum += values[k] * __ldg(x + columns[k]);
+    sum = reduce_t(storage).reduce(sum, op);
+    if (threadIdx.x == 0) partials[e] = sum;
+    __syncthreads();  // storage is reused by the next chunk
+  }
+}
+
+// A thread a long row: its chunk sums in chunk order, then y.
+template <class V>
+__global__ void long_row_spmv_kernel(const unsigned long long* slots_taken, const long_chunk* chunks,
+                                     const V* partials, V alpha, V beta, V* y) {
+  const unsigned long long taken = *slots_taken;
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long e = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; e < taken;
+       e += stride) {
+    const long_chunk c = chunks[e];
+    if (c.index != 0) continue;
+    V sum = partials[e];
+    for (std::int32_t i = 1; i < c.count; ++i) sum += partials[e + i];
+    y[c.row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[c.row];
+  }
 }
 
 // [ScanPrimitives] 4.2 step 1: product = value * x[index], flag = 0.

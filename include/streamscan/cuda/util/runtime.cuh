@@ -47,6 +47,14 @@ inline status cuda_status(const char* fn, const char* what, cudaError_t e) {
                 static_cast<int>(e));
 }
 
+// A runtime call's result: ok, or the error named (and cleared, so that it
+// does not surface again at the next check).
+inline status cuda_call(const char* fn, const char* what, cudaError_t e) {
+  if (e == cudaSuccess) return status::ok();
+  cudaGetLastError();
+  return cuda_status(fn, what, e);
+}
+
 struct device_facts {
   int device = 0;
   int sm_count = 0;
