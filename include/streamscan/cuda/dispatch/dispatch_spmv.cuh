@@ -16,7 +16,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <type_traits>
 
 #include "../../detail/spmv_validate.hpp"
 #include "../../detail/validate.hpp"
@@ -141,6 +140,16 @@ status check_csr_on_device(const char* fn, const O* offsets, const I* columns, s
                                                       ", not A.nnz = " + std::to_string(nnz) + " (checked mode)");
 }
 
+template <int G, class V, class O, class I>
+status launch_row_groups(const char* fn, const csr_view<V, O, I>& a, const V* x, V* y, V alpha, V beta,
+                         const row_group_plan& plan, unsigned long long* slots, long_chunk* chunks,
+                         cudaStream_t stream) {
+  constexpr tuning::spmv_row_groups shape = tuning::spmv_row_groups_shape();
+  return launch(fn, "row_group_spmv_kernel", row_group_spmv_kernel<G, shape.threads, V, O, I>,
+                (a.rows * G + shape.threads - 1) / shape.threads, shape.threads, stream, a.row_offsets,
+                a.column_indices, a.values, x, y, a.rows, alpha, beta, plan.spill, int{shape.chunk}, slots, chunks);
+}
+
 template <class V, class O, class I>
 status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const csr_view<V, O, I>& a, const V* x,
                      V* y, V alpha, V beta, cudaStream_t stream, spmv_options opt) {
@@ -186,25 +195,19 @@ status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const 
     V* partials = reinterpret_cast<V*>(base + l.partials);
     status s = cuda_call(fn, "clearing the slot counter (cudaMemsetAsync)",
                          cudaMemsetAsync(slots, 0, sizeof(*slots), stream));
-    auto groups = [&](auto lanes) {
-      constexpr int G = decltype(lanes)::value;
-      return launch(fn, "row_group_spmv_kernel", row_group_spmv_kernel<G, shape.threads, V, O, I>,
-                    (a.rows * G + shape.threads - 1) / shape.threads, shape.threads, stream, a.row_offsets,
-                    a.column_indices, a.values, x, y, a.rows, alpha, beta, plan.spill, shape.chunk, slots, chunks);
-    };
     if (s) {
       switch (plan.lanes) {
-        case 2: s = groups(std::integral_constant<int, 2>{}); break;
-        case 8: s = groups(std::integral_constant<int, 8>{}); break;
-        case 16: s = groups(std::integral_constant<int, 16>{}); break;
-        default: s = groups(std::integral_constant<int, 32>{}); break;
+        case 2: s = launch_row_groups<2>(fn, a, x, y, alpha, beta, plan, slots, chunks, stream); break;
+        case 8: s = launch_row_groups<8>(fn, a, x, y, alpha, beta, plan, slots, chunks, stream); break;
+        case 16: s = launch_row_groups<16>(fn, a, x, y, alpha, beta, plan, slots, chunks, stream); break;
+        default: s = launch_row_groups<32>(fn, a, x, y, alpha, beta, plan, slots, chunks, stream); break;
       }
     }
     // The long rows' chunks (none, mostly: then both grids find no slot and leave).
     const std::int64_t chunk_grid = facts.sm_count > 0 ? 4 * facts.sm_count : 512;
     if (s)
       s = launch(fn, "long_chunk_spmv_kernel", long_chunk_spmv_kernel<shape.threads, V, O, I>, chunk_grid,
-                 shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, shape.chunk,
+                 shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, int{shape.chunk},
                  static_cast<const unsigned long long*>(slots), static_cast<const long_chunk*>(chunks), partials);
     if (s)
       s = launch(fn, "long_row_spmv_kernel", long_row_spmv_kernel<V>, chunk_grid, 256, stream,
