@@ -206,8 +206,20 @@ status launch_stream_scan(const char* fn, unsigned char* bytes, const A* in, A* 
   const auto kernel = chained_stream_kernel<policy, io_t, A, Op>();
   const char* name = clustered ? "stream_cluster_scan_kernel<chained>" : "stream_scan_kernel<chained>";
   constexpr std::size_t dynamic = agent_t::shared_bytes;
+  // The kernel's attributes (its shared memory; a cluster past the portable
+  // size), set at every call: a kernel template instantiated in several
+  // translation units has one registration per unit, and an attribute set
+  // through one of them was seen not to reach launches through another.
+  auto set_attributes = [&]() -> status {
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic));
+    if (e == cudaSuccess && policy::cluster > tuning::portable_cluster_blocks)
+      e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    if (e == cudaSuccess) return status::ok();
+    cudaGetLastError();
+    return cuda_status(fn, "preparing the chained scan's kernel (shared memory, cluster size)", e);
+  };
   // Once per device: whether the kernel can run here (blocks with its shared
-  // memory; clustered: sm_90 code and room for one cluster), its attributes set.
+  // memory; clustered: sm_90 code and room for one cluster).
   static std::atomic<int> prepared[max_cached_devices];
   bool runs = false;
   if (status s = once_per_device(prepared, facts.device, runs, [&](bool& ok) {
@@ -219,19 +231,14 @@ status launch_stream_scan(const char* fn, unsigned char* bytes, const A* in, A* 
           bool sm90 = false;
           if (status st = compiled_for_sm90(fn, kernel, sm90); !st || !sm90) return st;
         }
-        cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic));
-        if (e == cudaSuccess && policy::cluster > tuning::portable_cluster_blocks)
-          e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-        if (e != cudaSuccess) {
-          cudaGetLastError();
-          return cuda_status(fn, "preparing the chained scan's kernel (shared memory, cluster size)", e);
-        }
+        if (status st = set_attributes(); !st) return st;
         if constexpr (clustered) return cluster_fits(fn, kernel, policy::threads, policy::cluster, dynamic, ok);
         ok = true;
         return status::ok();
       });
       !s || !runs)
     return s;
+  if (status s = set_attributes(); !s) return s;
   const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
   const tile_status<A> links(bytes + tile_counter_bytes, tiles);  // one word a tile, or a cluster
   auto* counter = reinterpret_cast<unsigned long long*>(bytes);
