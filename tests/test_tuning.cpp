@@ -11,6 +11,7 @@
 #include <string>
 
 #include <streamscan/tuning.hpp>
+#include <streamscan/tuning/spmv.hpp>
 
 namespace {
 namespace st = streamscan::tuning;
@@ -345,4 +346,19 @@ TEST(TuningCandidates, DefaultsFollowSizeAndArchitecture) {
   EXPECT_FALSE(st::automatic_prefers_chained(8, big, 90));
   EXPECT_FALSE(st::automatic_prefers_chained(16, big, 100));  // not measured there
   EXPECT_EQ(name_of(alg::scan_then_add, 4, big, 90), "p8");
+}
+
+// SpMV's default: row groups of two lanes for short rows, merge path from a
+// mean of 8; an explicit row_groups widens the groups with the mean.
+TEST(SpmvTuning, RowGroupLanesFollowTheMeanRowLength) {
+  namespace st = streamscan::tuning;
+  EXPECT_EQ(st::spmv_group_lanes(0), 2);
+  EXPECT_EQ(st::spmv_group_lanes(7.9), 2);
+  EXPECT_EQ(st::spmv_group_lanes(8), 8);
+  EXPECT_EQ(st::spmv_group_lanes(16), 16);
+  EXPECT_EQ(st::spmv_group_lanes(32), 32);
+  EXPECT_EQ(st::spmv_group_lanes(1e6), 32);
+  EXPECT_LE(st::spmv_row_groups_below, 8.0) << "the default's row groups are two-lane groups";
+  constexpr st::spmv_row_groups shape = st::spmv_row_groups_shape();
+  EXPECT_GE(shape.chunk, shape.spill_steps * 32) << "a spilled row takes at most len / spill + 1 chunk slots";
 }

@@ -20,7 +20,7 @@
 // (on the GPU this costs a pass over offsets and indices and one wait).
 //
 // Strategies:
-//   automatic: the default: row_groups below a mean row length
+//   automatic: the default: row_groups below a mean row length of 8
 //     (tuning::spmv_row_groups_below), merge_path from it on.
 //   row_groups: a few lanes of a warp a row (more as the mean row length
 //     grows: tuning::spmv_group_lanes), one pass with no search or staging;

@@ -44,8 +44,8 @@ def spmv(A: Any, x: Any, y: Any = None, *, alpha: float = 1.0, beta: float = 0.0
     float32 or float64 values, int32 or int64 indices (row offsets of another
     width than the column indices are converted, a copy). y: written in place
     when given (it is read when beta != 0), else a new vector. strategy:
-    None (the default: row_groups for short rows, merge_path from a mean of
-    32 non-zeros a row), "row_groups", "merge_path" or "segmented_scan" (seed
+    None (the default: row_groups below a mean of 8 non-zeros a row,
+    merge_path from it on), "row_groups", "merge_path" or "segmented_scan" (seed
     003's formulation).
     """
     indptr, indices, data, shape = _csr_parts(A)

@@ -28,10 +28,13 @@ struct spmv_row_groups {
 
 constexpr spmv_row_groups spmv_row_groups_shape() { return {256, 64, 4096}; }
 
-// The default takes row groups below this mean row length (nnz / rows),
-// where merge path's searches, staging and block scan cost more than the
-// imbalance they prevent; merge path from it on.
-constexpr double spmv_row_groups_below = 32;
+// The default takes row groups below this mean row length (nnz / rows):
+// rows short enough for two lanes, where merge path's searches, staging and
+// block scan cost more than any imbalance they prevent. From it on, merge
+// path: at the same mean, wider groups win on rows of even length but lose
+// more where lengths are skewed (a power-law graph), and the mean cannot
+// tell the two apart (docs/performance.md, SpMV).
+constexpr double spmv_row_groups_below = 8;
 
 // Lanes a row for a mean row length: few for short rows (more rows in
 // flight a warp), more as rows grow.
