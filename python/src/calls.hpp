@@ -70,11 +70,18 @@ struct scan_args {
   std::int64_t num_segments = 0;
   bool backward = false;
   int strategy = 0;  // streamscan::scan_strategy
+  // An ncclComm_t's address: x is this rank's shard of one array scanned in
+  // rank order across the communicator (streamscan/nccl.cuh); 0: one GPU.
+  // Plain scans whose input is of the accumulator's type only.
+  std::uintptr_t comm = 0;
 };
 
 // Whether a (input, accumulator) pair and an operator are compiled in; the
 // Python side casts the input first where they are not.
 bool scan_supported(dtype in, dtype acc, op_code op, bool segmented);
+// Whether scans across ranks (scan_args::comm) are compiled in: the GPU
+// module, built where NCCL was found.
+bool ranked_scan_compiled();
 status scan(const scan_args& a, void* temp, std::size_t& temp_bytes, const launch& l);
 
 // Compaction and its relatives. num_out: one int64 where the count goes

@@ -47,6 +47,14 @@ bool scan_supported(dtype in, dtype acc, op_code op, bool segmented) {
   });
 }
 
+bool ranked_scan_compiled() {
+#if defined(STREAMSCAN_PY_NCCL)
+  return true;
+#else
+  return false;
+#endif
+}
+
 status scan(const scan_args& a, void* temp, std::size_t& temp_bytes, const launch& l) {
   return visit_dtype(a.in_type, [&](auto in) {
     using In = typename decltype(in)::type;

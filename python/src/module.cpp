@@ -154,8 +154,8 @@ std::vector<std::string> names_of(int count) {
 
 std::size_t py_scan(std::uintptr_t in, std::uintptr_t out, std::int64_t n, int in_type, int acc_type, int op,
                     bool exclusive, const std::optional<nb::object>& init, int segments, std::uintptr_t segment_data,
-                    std::int64_t num_segments, bool backward, int strategy, std::uintptr_t temp,
-                    std::size_t temp_bytes, int device, std::uintptr_t stream) {
+                    std::int64_t num_segments, bool backward, int strategy, std::uintptr_t comm,
+                    std::uintptr_t temp, std::size_t temp_bytes, int device, std::uintptr_t stream) {
   scan_args a;
   a.in = in;
   a.out = out;
@@ -171,6 +171,7 @@ std::size_t py_scan(std::uintptr_t in, std::uintptr_t out, std::int64_t n, int i
   a.num_segments = num_segments;
   a.backward = backward;
   a.strategy = strategy;
+  a.comm = comm;
   return two_phase(&scan, a, temp, temp_bytes, device, stream);
 }
 
@@ -277,6 +278,7 @@ void define_module(nb::module_& m) {
         [](int index, int value) { return spmv_supported(dtype_arg(index, "index"), dtype_arg(value, "value")); });
   m.def("tridiagonal_supported", [](int type) { return tridiagonal_supported(dtype_arg(type, "dtype")); });
   m.def("scan", &py_scan);
+  m.def("ranked_scan_compiled", &ranked_scan_compiled);
   m.def("select", &py_select);
   m.def("sort", &py_sort);
   m.def("spmv", &py_spmv);

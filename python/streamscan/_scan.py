@@ -74,7 +74,8 @@ def _prepare(x: Array, work: str, op: int, segmented: bool, module) -> Array:
 
 
 def scan(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, out: Any, stream: Any, strategy: Optional[str],
-         flags: Any = None, offsets: Any = None, backward: bool = False, segmented: bool = False) -> Any:
+         flags: Any = None, offsets: Any = None, backward: bool = False, segmented: bool = False,
+         comm: Any = None) -> Any:
     a = _core.as_array(x, "x")
     _core.dtype_code(a, "x")
     module = _core.backend(a)
@@ -86,26 +87,77 @@ def scan(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, out: Any, s
     total = rows * n
     if segmented and len(a.shape) != 1:
         raise ValueError(f"x: segmented scans take a 1-d array, got shape {tuple(a.shape)}")
+    address = 0 if comm is None else _ranked_address(a, module, comm, exclusive, initial)
 
     kind, seg, num_segments = _SEGMENTS["none"], None, 0
     if segmented:
         kind, seg, num_segments = _segments(a, flags, offsets, n)
     o = _core.output(a, out, a.shape, acc)
-    if total == 0:
+    if total == 0 and not address:  # across ranks, an empty shard still takes part in the exchange
         return _core.result(a, o.obj)
     if rows > 1:  # batched rows: one segment a row
         kind, seg, num_segments = _SEGMENTS["offsets"], a.lib.arange(a, total + 1, n), rows
     by_segments = kind != _SEGMENTS["none"]
+    if address and a.dtype != work:  # across ranks, the input is of the accumulator's type
+        a = a.lib.astype(a if a.contiguous else a.lib.contiguous(a), work)
     a = _prepare(a, work, code, by_segments, module)
     target = o if work == acc else a.lib.new(a, a.shape, work)
     in_code, work_code = _core.CODE[a.dtype], _core.CODE[work]
     _core.run(module.scan, a, stream, a.ptr, target.ptr, total, in_code, work_code, code, exclusive, initial, kind,
-              0 if seg is None else seg.ptr, num_segments, backward, strategy_code,
+              0 if seg is None else seg.ptr, num_segments, backward, strategy_code, address,
               key=(total, in_code, work_code, code, exclusive, initial is None, kind, num_segments, backward,
-                   strategy_code))
+                   strategy_code, address))
     if target is not o:
         o.obj[...] = target.obj
     return _core.result(a, o.obj)
+
+
+def _ranked_address(a: Array, module, comm: Any, exclusive: bool, initial: Any) -> int:
+    """The ncclComm_t address of `comm` for a scan of a's shard across ranks, once the call is one
+    that can run so."""
+    if not a.cuda:
+        raise TypeError("comm: a scan across ranks runs on GPU arrays (CuPy, PyTorch), not host memory")
+    if len(a.shape) != 1:
+        raise ValueError(f"x: a scan across ranks takes this rank's 1-d shard, got shape {tuple(a.shape)}")
+    if not exclusive and initial is not None:
+        raise ValueError("initial: an inclusive scan across ranks takes no initial value (use exclusive_scan)")
+    if not module.ranked_scan_compiled():
+        raise RuntimeError("comm: this build of streamscan has no scans across ranks (NCCL was not found "
+                           "when it was built)")
+    return comm_address(comm, a.device)
+
+
+def comm_address(comm: Any, device: int) -> int:
+    """The ncclComm_t behind `comm`: an address (int), nccl4py's Communicator (its .ptr), or a
+    torch.distributed process group of the NCCL backend (its communicator on `device`, which
+    torch creates at the group's first collective there: one all_reduce of a zero if none was
+    made yet)."""
+    if isinstance(comm, int) and not isinstance(comm, bool):
+        if comm <= 0:
+            raise ValueError(f"comm: {comm} is not an ncclComm_t address")
+        return comm
+    ptr = getattr(comm, "ptr", None)
+    if isinstance(ptr, int) and not isinstance(ptr, bool):
+        if ptr == 0:
+            raise ValueError("comm: the communicator is null or destroyed")
+        return ptr
+    backend_of = getattr(comm, "_get_backend", None)
+    if callable(backend_of):
+        import torch
+        import torch.distributed as dist
+        where = torch.device("cuda", device)
+        comm_ptr = getattr(backend_of(where), "_comm_ptr", None)
+        if not callable(comm_ptr):
+            raise TypeError("comm: this torch.distributed group has no NCCL communicator (use the nccl backend)")
+        address = comm_ptr()
+        if not address:
+            dist.all_reduce(torch.zeros(1, device=where), group=comm)
+            address = comm_ptr()
+        if not address:
+            raise ValueError(f"comm: the process group has no NCCL communicator on cuda:{device}")
+        return int(address)
+    raise TypeError(f"comm: {type(comm).__name__} is not an NCCL communicator (an ncclComm_t address, nccl4py's "
+                    "Communicator, or a torch.distributed process group of the nccl backend)")
 
 
 def _segments(a: Array, flags: Any, offsets: Any, n: int):
@@ -133,7 +185,7 @@ def _segments(a: Array, flags: Any, offsets: Any, n: int):
 
 
 def inclusive_scan(x: Any, op: str = "add", *, dtype: Any = None, initial: Any = None, out: Any = None,
-                   stream: Any = None, strategy: Optional[str] = None) -> Any:
+                   stream: Any = None, strategy: Optional[str] = None, comm: Any = None) -> Any:
     """out[..., i] = initial (op) x[..., 0] (op) ... (op) x[..., i], along the last axis.
 
     op: "add", "mul", "max", "min", or for integers "and", "or", "xor".
@@ -143,19 +195,26 @@ def inclusive_scan(x: Any, op: str = "add", *, dtype: Any = None, initial: Any =
     it may be x itself (in place). A 2-d or higher array is scanned row by
     row along its last axis, as torch.cumsum(dim=-1). Runs on the caller's
     current stream (or `stream`) without waiting for the GPU.
+
+    comm: scan across GPUs. x is this rank's 1-d shard of one array held by
+    the ranks of an NCCL communicator (a torch.distributed process group of
+    the nccl backend, nccl4py's Communicator, or an ncclComm_t address), and
+    the result is its part of the scan of the whole array in rank order.
+    Every rank must make the same call (shards may differ in size, or be
+    empty); the call waits for the ranks' exchange. No initial value.
     """
-    return scan(x, op, False, dtype, initial, out, stream, strategy)
+    return scan(x, op, False, dtype, initial, out, stream, strategy, comm=comm)
 
 
 def exclusive_scan(x: Any, op: str = "add", *, dtype: Any = None, initial: Any = None, out: Any = None,
-                   stream: Any = None, strategy: Optional[str] = None) -> Any:
+                   stream: Any = None, strategy: Optional[str] = None, comm: Any = None) -> Any:
     """out[..., 0] = initial, out[..., i] = initial (op) x[..., 0] (op) ... (op) x[..., i-1].
 
     initial defaults to op's identity (0 for add, or and xor; 1 for mul; the
     lowest value for max, the highest for min; all ones for and). Otherwise as
-    inclusive_scan.
+    inclusive_scan; across ranks (comm), initial comes before rank 0's shard.
     """
-    return scan(x, op, True, dtype, initial, out, stream, strategy)
+    return scan(x, op, True, dtype, initial, out, stream, strategy, comm=comm)
 
 
 def cumsum(x: Any, *, dtype: Any = None, out: Any = None, stream: Any = None) -> Any:

@@ -210,7 +210,7 @@ def _overhead(torch, timer):
         y = torch.empty_like(x)
         stream = torch.cuda.current_stream().cuda_stream
         args = (x.data_ptr(), y.data_ptr(), n, _core.CODE["int32"], _core.CODE["int32"], 0, False, None, 0, 0, 0,
-                False, 0)
+                False, 0, 0)
         nbytes = _cuda.scan(*args, 0, 0, 0, stream)
         temp = torch.empty(max(nbytes, 1), device="cuda", dtype=torch.uint8)
         bare = lambda: _cuda.scan(*args, temp.data_ptr(), nbytes, 0, stream)  # noqa: E731

@@ -45,6 +45,19 @@ def test_spmv(xp, rng, value, index, rows, cols):
         np.testing.assert_array_less(np.abs(xp.numpy(got) - ref), tol * scale)
 
 
+@pytest.mark.parametrize("strategy", [None, "row_groups", "merge_path", "segmented_scan"])
+def test_spmv_strategies(xp, rng, strategy):
+    # Mean row length about 3, one row of 500 (past a 2-lane row group's reach on the GPU).
+    indptr, indices, data = random_csr(rng, 3000, 500, "int32")
+    x = rng.standard_normal(500)
+    ref = dense(indptr, indices, data, 3000, 500) @ x
+    A = (xp.asarray(indptr), xp.asarray(indices), xp.asarray(data), (3000, 500))
+    got = ss.spmv(A, xp.asarray(x), strategy=strategy)
+    np.testing.assert_allclose(xp.numpy(got), ref, rtol=1e-10, atol=1e-10)
+    again = ss.spmv(A, xp.asarray(x), strategy=strategy)
+    assert np.array_equal(xp.numpy(got), xp.numpy(again)), "results repeat bit for bit"
+
+
 def test_spmv_scipy_and_torch_matrices(xp, rng):
     sp = pytest.importorskip("scipy.sparse") if xp.name in ("numpy",) else None
     indptr, indices, data = random_csr(rng, 500, 400, "int32")
@@ -73,6 +86,8 @@ def test_spmv_errors(xp, rng):
         ss.spmv(A, xp.asarray(np.ones(10)), beta=1.0)
     with pytest.raises(TypeError, match="A"):
         ss.spmv("matrix", xp.asarray(np.ones(10)))
+    with pytest.raises(ValueError, match="strategy"):
+        ss.spmv(A, xp.asarray(np.ones(10)), strategy="rows")
 
 
 def systems(rng, batch, n, dtype):

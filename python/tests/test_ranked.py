@@ -1,0 +1,79 @@
+"""Scans across the ranks of an NCCL communicator (comm=): the arguments' checks everywhere,
+and on a GPU a one-rank torch.distributed group, where the scan of the whole array is the
+scan of the one shard. Several ranks are tested in C++ (test_nccl, simulated ranks and
+NCCL), not here."""
+
+import os
+import socket
+
+import numpy as np
+import pytest
+
+import streamscan as ss
+from streamscan import _scan
+
+from conftest import GPUS
+
+
+def test_host_arrays_are_refused():
+    with pytest.raises(TypeError, match="comm: a scan across ranks runs on GPU arrays"):
+        ss.inclusive_scan(np.arange(5), comm=1234)
+
+
+def test_communicator_kinds():
+    assert _scan.comm_address(0x1234, 0) == 0x1234
+
+    class Nccl4pyLike:
+        ptr = 0x5678
+
+    assert _scan.comm_address(Nccl4pyLike(), 0) == 0x5678
+    with pytest.raises(ValueError, match="comm: 0 is not an ncclComm_t address"):
+        _scan.comm_address(0, 0)
+    with pytest.raises(TypeError, match="comm: bool is not an NCCL communicator"):
+        _scan.comm_address(True, 0)
+    with pytest.raises(TypeError, match="comm: str is not an NCCL communicator"):
+        _scan.comm_address("world", 0)
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def one_rank_group():
+    if not GPUS:
+        pytest.skip("no GPU")
+    torch = pytest.importorskip("torch")
+    dist = pytest.importorskip("torch.distributed")
+    if not dist.is_nccl_available():
+        pytest.skip("torch has no NCCL")
+    if not ss._cuda_module.ranked_scan_compiled():
+        pytest.skip("built without NCCL")
+    torch.cuda.set_device(0)
+    dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0, world_size=1)
+    yield dist.group.WORLD
+    dist.destroy_process_group()
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64"])
+@pytest.mark.parametrize("n", [0, 1, 1000, 300_001])
+def test_one_rank_group_scans_its_shard(one_rank_group, rng, dtype, n):
+    import torch
+    x = torch.from_numpy(rng.integers(-50, 50, n).astype(dtype)).cuda()
+    got = ss.inclusive_scan(x, comm=one_rank_group)
+    assert isinstance(got, torch.Tensor) and got.is_cuda
+    np.testing.assert_array_equal(got.cpu().numpy(), np.cumsum(x.cpu().numpy(), dtype=dtype))
+    got = ss.exclusive_scan(x, "max", initial=-7, comm=one_rank_group)
+    want = np.maximum.accumulate(np.concatenate([[-7], x.cpu().numpy()]).astype(dtype))[:n]
+    np.testing.assert_array_equal(got.cpu().numpy(), want)
+
+
+def test_one_rank_group_errors(one_rank_group):
+    import torch
+    x = torch.ones(10, device="cuda", dtype=torch.int32)
+    with pytest.raises(ValueError, match="initial: an inclusive scan across ranks"):
+        ss.inclusive_scan(x, initial=3, comm=one_rank_group)
+    with pytest.raises(ValueError, match="x: a scan across ranks takes this rank's 1-d shard"):
+        ss.inclusive_scan(x.reshape(2, 5), comm=one_rank_group)
