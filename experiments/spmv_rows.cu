@@ -1,10 +1,11 @@
 // spmv_rows: for matrices of short rows, a kernel that gives each row a group
 // of G lanes (no merge, no tile search, no fix-up: one pass over the
-// offsets, columns and values), against our default (merge_path) and
+// offsets, columns and values), against merge_path and
 // cuSPARSE's CSR_ALG1 in the same process. Rows longer than `spill` (64 G)
 // are not summed by their group: their ids go to a list that a second
 // kernel sums one block a row, so that a few long rows cannot stall a group
-// for the whole kernel. G is chosen from the mean row length. Matrices:
+// for the whole kernel. The library's row_groups strategy grew out of this
+// (spmv_kernels.cuh), with long rows cut into chunks instead. Matrices:
 // 1-3 non-zeros a row with random columns (16M rows, the issue's short-rows
 // case), the same with 16 rows of 2^17 non-zeros (the spill path), the 3D
 // 7-point Poisson stencil (160^3) and 16 a row (4M rows); float and double.
@@ -194,16 +195,19 @@ void measure(const matrix& m) {
                             }).median_ms;
   std::printf("%-12s %-6s mean %5.2f  cusparse ALG1 %.4f ms %s", m.name.c_str(), type, mean, t_cusparse, verdict());
 
-  // Our default (merge_path).
+  // merge_path (the default's choice from a mean of 8 non-zeros a row).
   const auto a = streamscan::make_csr_view(m.rows, m.rows, nnz, static_cast<const int*>(offsets),
                                            static_cast<const int*>(columns), static_cast<const V*>(values));
   std::size_t temp_bytes = 0;
-  streamscan::throw_if_error(streamscan::cuda::spmv(nullptr, temp_bytes, a, x, y, V(1), V(0)));
+  streamscan::spmv_options merge;
+  merge.strategy = streamscan::spmv_strategy::merge_path;
+  streamscan::throw_if_error(streamscan::cuda::spmv(nullptr, temp_bytes, a, x, y, V(1), V(0), nullptr, merge));
   void* temp;
   check(cudaMalloc(&temp, temp_bytes + 1), "cudaMalloc");
   poison();
   const double t_default = streamscan_tool::median_ms(repeat, [&](int) {
-                             streamscan::throw_if_error(streamscan::cuda::spmv(temp, temp_bytes, a, x, y, V(1), V(0)));
+                             streamscan::throw_if_error(
+                                 streamscan::cuda::spmv(temp, temp_bytes, a, x, y, V(1), V(0), nullptr, merge));
                            }).median_ms;
   std::printf(" | merge_path %.4f (%.2fx) %s", t_default, t_cusparse / t_default, verdict());
 
