@@ -20,10 +20,14 @@ import numpy as np
 
 from . import _cpu
 
+_cuda_import_error = ""
 try:  # the GPU back end is built where nvcc was found
     from . import _cuda
-except ImportError:  # pragma: no cover - depends on the build
+except ImportError as e:  # pragma: no cover - depends on the build
     _cuda = None
+    # Not built (no such module), or built but not loadable (a library it needs, such as
+    # libnccl.so.2, not found): the error says which.
+    _cuda_import_error = str(e)
 
 # dtype codes: the order of calls.hpp's enum.
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -294,8 +298,8 @@ def backend(a: Array):
     if not a.cuda:
         return _cpu
     if _cuda is None:
-        raise RuntimeError("streamscan was built without its CUDA module (nvcc was not found at build time); "
-                           "device arrays cannot be used")
+        raise RuntimeError("streamscan's CUDA module is missing or could not be loaded, so device arrays cannot be "
+                           f"used (importing streamscan._cuda: {_cuda_import_error})")
     return _cuda
 
 

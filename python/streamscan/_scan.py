@@ -103,10 +103,12 @@ def scan(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, out: Any, s
     a = _prepare(a, work, code, by_segments, module)
     target = o if work == acc else a.lib.new(a, a.shape, work)
     in_code, work_code = _core.CODE[a.dtype], _core.CODE[work]
+    # Across ranks the temp size also depends on the communicator's size: the query (local,
+    # no exchange) runs every time.
+    key = None if address else (total, in_code, work_code, code, exclusive, initial is None, kind, num_segments,
+                                backward, strategy_code)
     _core.run(module.scan, a, stream, a.ptr, target.ptr, total, in_code, work_code, code, exclusive, initial, kind,
-              0 if seg is None else seg.ptr, num_segments, backward, strategy_code, address,
-              key=(total, in_code, work_code, code, exclusive, initial is None, kind, num_segments, backward,
-                   strategy_code, address))
+              0 if seg is None else seg.ptr, num_segments, backward, strategy_code, address, key=key)
     if target is not o:
         o.obj[...] = target.obj
     return _core.result(a, o.obj)
@@ -149,10 +151,13 @@ def comm_address(comm: Any, device: int) -> int:
         comm_ptr = getattr(backend_of(where), "_comm_ptr", None)
         if not callable(comm_ptr):
             raise TypeError("comm: this torch.distributed group has no NCCL communicator (use the nccl backend)")
-        address = comm_ptr()
-        if not address:
-            dist.all_reduce(torch.zeros(1, device=where), group=comm)
+        # torch looks the communicator up for the current device: make it the shard's, on
+        # every rank alike, so that no rank runs the all_reduce alone.
+        with torch.cuda.device(where):
             address = comm_ptr()
+            if not address:
+                dist.all_reduce(torch.zeros(1, device=where), group=comm)
+                address = comm_ptr()
         if not address:
             raise ValueError(f"comm: the process group has no NCCL communicator on cuda:{device}")
         return int(address)
@@ -201,7 +206,10 @@ def inclusive_scan(x: Any, op: str = "add", *, dtype: Any = None, initial: Any =
     the nccl backend, nccl4py's Communicator, or an ncclComm_t address), and
     the result is its part of the scan of the whole array in rank order.
     Every rank must make the same call (shards may differ in size, or be
-    empty); the call waits for the ranks' exchange. No initial value.
+    empty); the call waits for the ranks' exchange. No initial value. The
+    library's own errors reach every rank; an error raised here in Python (a
+    bad dtype, shape or out= on one rank) stops that rank before the
+    exchange, and the others then wait, as for any collective one rank skips.
     """
     return scan(x, op, False, dtype, initial, out, stream, strategy, comm=comm)
 

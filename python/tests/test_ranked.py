@@ -51,7 +51,9 @@ def one_rank_group():
         pytest.skip("torch has no NCCL")
     if not ss._cuda_module.ranked_scan_compiled():
         pytest.skip("built without NCCL")
-    torch.cuda.set_device(0)
+    if dist.is_initialized():  # a group made by the caller: use it as it is
+        yield dist.group.WORLD
+        return
     dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0, world_size=1)
     yield dist.group.WORLD
     dist.destroy_process_group()

@@ -147,7 +147,8 @@ status launch_row_groups(const char* fn, const csr_view<V, O, I>& a, const V* x,
   constexpr tuning::spmv_row_groups shape = tuning::spmv_row_groups_shape();
   return launch(fn, "row_group_spmv_kernel", row_group_spmv_kernel<G, shape.threads, V, O, I>,
                 (a.rows * G + shape.threads - 1) / shape.threads, shape.threads, stream, a.row_offsets,
-                a.column_indices, a.values, x, y, a.rows, alpha, beta, plan.spill, int{shape.chunk}, slots, chunks);
+                a.column_indices, a.values, x, y, a.rows, alpha, beta, plan.spill, int{shape.chunk},
+                plan.max_slots, slots, chunks);
 }
 
 template <class V, class O, class I>
@@ -208,9 +209,10 @@ status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const 
     if (s)
       s = launch(fn, "long_chunk_spmv_kernel", long_chunk_spmv_kernel<shape.threads, V, O, I>, chunk_grid,
                  shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, int{shape.chunk},
-                 static_cast<const unsigned long long*>(slots), static_cast<const long_chunk*>(chunks), partials);
+                 plan.max_slots, static_cast<const unsigned long long*>(slots),
+                 static_cast<const long_chunk*>(chunks), partials);
     if (s)
-      s = launch(fn, "long_row_spmv_kernel", long_row_spmv_kernel<V>, chunk_grid, 256, stream,
+      s = launch(fn, "long_row_spmv_kernel", long_row_spmv_kernel<V>, chunk_grid, 256, stream, plan.max_slots,
                  static_cast<const unsigned long long*>(slots), static_cast<const long_chunk*>(chunks),
                  static_cast<const V*>(partials), alpha, beta, y);
     return s;

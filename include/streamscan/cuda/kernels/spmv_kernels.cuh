@@ -226,7 +226,7 @@ template <int G, int Threads, class V, class Offset, class Index>
 __global__ void __launch_bounds__(Threads)
     row_group_spmv_kernel(const Offset* offsets, const Index* columns, const V* values, const V* x, V* y,
                           std::int64_t rows, V alpha, V beta, std::int64_t spill, int chunk,
-                          unsigned long long* slots_taken, long_chunk* chunks) {
+                          std::int64_t max_slots, unsigned long long* slots_taken, long_chunk* chunks) {
   static_assert(G >= 1 && G <= 32 && 32 % G == 0 && Threads % 32 == 0, "a group is a slice of a warp");
   const std::int64_t row = (blockIdx.x * static_cast<std::int64_t>(Threads) + threadIdx.x) / G;
   const int lane = static_cast<int>(threadIdx.x % G);
@@ -240,7 +240,9 @@ __global__ void __launch_bounds__(Threads)
     unsigned long long first = 0;
     if (lane == 0) first = atomicAdd(slots_taken, static_cast<unsigned long long>(count));
     first = __shfl_sync(group, first, 0, G);
-    for (std::int64_t c = lane; c < count; c += G)
+    // Valid offsets never claim past max_slots (the temp storage's bound);
+    // unchecked bad ones may, and then write nothing there.
+    for (std::int64_t c = lane; c < count && static_cast<std::int64_t>(first) + c < max_slots; c += G)
       chunks[first + c] = {row, static_cast<std::int32_t>(c), static_cast<std::int32_t>(count)};
     return;
   }
@@ -255,11 +257,12 @@ __global__ void __launch_bounds__(Threads)
 template <int Threads, class V, class Offset, class Index>
 __global__ void __launch_bounds__(Threads)
     long_chunk_spmv_kernel(const Offset* offsets, const Index* columns, const V* values, const V* x, int chunk,
-                           const unsigned long long* slots_taken, const long_chunk* chunks, V* partials) {
+                           std::int64_t max_slots, const unsigned long long* slots_taken, const long_chunk* chunks,
+                           V* partials) {
   using reduce_t = block_reduce<V, Threads>;
   __shared__ typename reduce_t::temp_storage storage;
   streamscan::plus op;
-  const unsigned long long taken = *slots_taken;
+  const unsigned long long taken = min(*slots_taken, static_cast<unsigned long long>(max_slots));
   for (unsigned long long e = blockIdx.x; e < taken; e += gridDim.x) {
     const long_chunk c = chunks[e];
     const std::int64_t begin = static_cast<std::int64_t>(offsets[c.row]) + static_cast<std::int64_t>(c.index) * chunk;
@@ -276,16 +279,16 @@ __global__ void __launch_bounds__(Threads)
 
 // A thread a long row: its chunk sums in chunk order, then y.
 template <class V>
-__global__ void long_row_spmv_kernel(const unsigned long long* slots_taken, const long_chunk* chunks,
-                                     const V* partials, V alpha, V beta, V* y) {
-  const unsigned long long taken = *slots_taken;
+__global__ void long_row_spmv_kernel(std::int64_t max_slots, const unsigned long long* slots_taken,
+                                     const long_chunk* chunks, const V* partials, V alpha, V beta, V* y) {
+  const unsigned long long taken = min(*slots_taken, static_cast<unsigned long long>(max_slots));
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   for (unsigned long long e = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; e < taken;
        e += stride) {
     const long_chunk c = chunks[e];
     if (c.index != 0) continue;
     V sum = partials[e];
-    for (std::int32_t i = 1; i < c.count; ++i) sum += partials[e + i];
+    for (std::int32_t i = 1; i < c.count && e + i < taken; ++i) sum += partials[e + i];
     y[c.row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[c.row];
   }
 }
