@@ -10,10 +10,8 @@
 // case), the same with 16 rows of 2^17 non-zeros (the spill path), the 3D
 // 7-point Poisson stencil (160^3) and 16 a row (4M rows); float and double.
 // Outputs are checked against a double host product within 8 (len + 2) eps
-// |A||x| a row. Prints median ms of 20 and x cuSPARSE.
+// |A||x| a row. Prints median ms of 20 and x cuSPARSE (after its preprocess).
 //   build/experiments/spmv_rows
-#include <cusparse.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -28,16 +26,11 @@
 #include <streamscan/cuda/device/device_spmv.cuh>
 
 #include "../tools/cuda_timing.cuh"
+#include "spmv_experiment.cuh"
 
 namespace {
 
 const auto check = streamscan_tool::cuda_check;
-void check_sparse(cusparseStatus_t s, const char* what) {
-  if (s != CUSPARSE_STATUS_SUCCESS) {
-    std::fprintf(stderr, "%s: cuSPARSE status %d\n", what, static_cast<int>(s));
-    std::exit(1);
-  }
-}
 
 struct plus_op {
   template <class T>
@@ -126,73 +119,27 @@ matrix make(const std::string& name) {
 
 template <class V>
 void measure(const matrix& m) {
+  using spmv_experiment::upload;
   const std::int64_t nnz = static_cast<std::int64_t>(m.columns.size());
   const double mean = static_cast<double>(nnz) / static_cast<double>(m.rows);
-  std::vector<V> h_values(nnz), h_x(m.rows);
-  std::mt19937_64 rng(2);
-  for (auto& v : h_values) v = static_cast<V>(static_cast<double>(rng() % 2001) / 1000.0 - 1.0);
-  for (auto& v : h_x) v = static_cast<V>(static_cast<double>(rng() % 2001) / 1000.0 - 1.0);
-  // The host reference and each row's tolerance.
-  std::vector<double> want(m.rows), tolerance(m.rows);
-  const double eps = std::numeric_limits<V>::epsilon();
-  for (std::int64_t r = 0; r < m.rows; ++r) {
-    double s = 0, a = 0;
-    for (int k = m.offsets[r]; k < m.offsets[r + 1]; ++k) {
-      const double p = static_cast<double>(h_values[k]) * static_cast<double>(h_x[m.columns[k]]);
-      s += p;
-      a += std::abs(p);
-    }
-    want[r] = s;
-    tolerance[r] = 8.0 * (m.offsets[r + 1] - m.offsets[r] + 2) * eps * a + 1e-30;
-  }
-  int *offsets, *columns, *long_rows;
-  V *values, *x, *y;
+  const spmv_experiment::problem<V> pb(m.offsets, m.columns, m.rows, 8.0);
+  int* offsets = upload(m.offsets);
+  int* columns = upload(m.columns);
+  V* values = upload(pb.values);
+  V* x = upload(pb.x);
+  V* y;
+  int* long_rows;
   unsigned long long* long_count;
-  check(cudaMalloc(&offsets, m.offsets.size() * sizeof(int)), "cudaMalloc");
-  check(cudaMalloc(&columns, nnz * sizeof(int)), "cudaMalloc");
-  check(cudaMalloc(&values, nnz * sizeof(V)), "cudaMalloc");
-  check(cudaMalloc(&x, m.rows * sizeof(V)), "cudaMalloc");
   check(cudaMalloc(&y, m.rows * sizeof(V)), "cudaMalloc");
   check(cudaMalloc(&long_rows, m.rows * sizeof(int)), "cudaMalloc");
   check(cudaMalloc(&long_count, sizeof(unsigned long long)), "cudaMalloc");
-  check(cudaMemcpy(offsets, m.offsets.data(), m.offsets.size() * sizeof(int), cudaMemcpyHostToDevice), "copy");
-  check(cudaMemcpy(columns, m.columns.data(), nnz * sizeof(int), cudaMemcpyHostToDevice), "copy");
-  check(cudaMemcpy(values, h_values.data(), nnz * sizeof(V), cudaMemcpyHostToDevice), "copy");
-  check(cudaMemcpy(x, h_x.data(), m.rows * sizeof(V), cudaMemcpyHostToDevice), "copy");
-  std::vector<V> got(m.rows);
-  auto verdict = [&]() {
-    check(cudaMemcpy(got.data(), y, m.rows * sizeof(V), cudaMemcpyDeviceToHost), "copy");
-    for (std::int64_t r = 0; r < m.rows; ++r)
-      if (!(std::abs(static_cast<double>(got[r]) - want[r]) <= tolerance[r])) return "WRONG";
-    return "ok";
-  };
+  auto verdict = [&] { return pb.verdict(y); };
   const char* type = sizeof(V) == 4 ? "float" : "double";
   const int repeat = 20;
   auto poison = [&] { check(cudaMemset(y, 0xA7, m.rows * sizeof(V)), "cudaMemset"); };
 
-  // cuSPARSE CSR_ALG1, y = A x.
-  cusparseHandle_t handle;
-  check_sparse(cusparseCreate(&handle), "cusparseCreate");
-  const cudaDataType dt = sizeof(V) == 4 ? CUDA_R_32F : CUDA_R_64F;
-  cusparseSpMatDescr_t mat;
-  cusparseDnVecDescr_t vx, vy;
-  check_sparse(cusparseCreateCsr(&mat, m.rows, m.rows, nnz, offsets, columns, values, CUSPARSE_INDEX_32I,
-                                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, dt),
-               "cusparseCreateCsr");
-  check_sparse(cusparseCreateDnVec(&vx, m.rows, x, dt), "cusparseCreateDnVec");
-  check_sparse(cusparseCreateDnVec(&vy, m.rows, y, dt), "cusparseCreateDnVec");
-  const V one = 1, zero = 0;
-  std::size_t buffer_bytes = 0;
-  check_sparse(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vx, &zero, vy, dt,
-                                       CUSPARSE_SPMV_CSR_ALG1, &buffer_bytes),
-               "cusparseSpMV_bufferSize");
-  void* buffer;
-  check(cudaMalloc(&buffer, buffer_bytes + 1), "cudaMalloc");
-  const double t_cusparse = streamscan_tool::median_ms(repeat, [&](int) {
-                              check_sparse(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vx, &zero,
-                                                        vy, dt, CUSPARSE_SPMV_CSR_ALG1, buffer),
-                                           "cusparseSpMV");
-                            }).median_ms;
+  const double t_cusparse = spmv_experiment::cusparse_alg1_ms(m.rows, m.rows, nnz, offsets, columns, values, x, y,
+                                                              repeat);
   std::printf("%-12s %-6s mean %5.2f  cusparse ALG1 %.4f ms %s", m.name.c_str(), type, mean, t_cusparse, verdict());
 
   // merge_path (the default's choice from a mean of 8 non-zeros a row).
@@ -234,13 +181,9 @@ void measure(const matrix& m) {
   groups(std::integral_constant<int, 16>{});
   std::printf("\n");
 
-  cusparseDestroySpMat(mat);
-  cusparseDestroyDnVec(vx);
-  cusparseDestroyDnVec(vy);
-  cusparseDestroy(handle);
   for (void* p : {static_cast<void*>(offsets), static_cast<void*>(columns), static_cast<void*>(values),
                   static_cast<void*>(x), static_cast<void*>(y), static_cast<void*>(long_rows),
-                  static_cast<void*>(long_count), buffer, temp})
+                  static_cast<void*>(long_count), temp})
     cudaFree(p);
 }
 
