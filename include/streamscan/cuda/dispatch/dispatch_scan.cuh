@@ -214,9 +214,7 @@ status launch_stream_scan(const char* fn, unsigned char* bytes, const A* in, A* 
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic));
     if (e == cudaSuccess && policy::cluster > tuning::portable_cluster_blocks)
       e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-    if (e == cudaSuccess) return status::ok();
-    cudaGetLastError();
-    return cuda_status(fn, "preparing the chained scan's kernel (shared memory, cluster size)", e);
+    return cuda_call(fn, "preparing the chained scan's kernel (shared memory, cluster size)", e);
   };
   // Once per device: whether the kernel can run here (blocks with its shared
   // memory; clustered: sm_90 code and room for one cluster).

@@ -193,11 +193,10 @@ status cluster_fits(const char* fn, void (*kernel)(Params...), int block, int cl
   cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = cluster_config(cluster, block, cluster, dynamic_shared, nullptr, attribute);
   int clusters = 0;
-  const cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return cuda_status(fn, "querying how many thread-block clusters fit (cudaOccupancyMaxActiveClusters)", e);
-  }
+  if (status s = cuda_call(fn, "querying how many thread-block clusters fit (cudaOccupancyMaxActiveClusters)",
+                           cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+      !s)
+    return s;
   fits = clusters > 0;
   return status::ok();
 }
@@ -208,10 +207,10 @@ status cluster_fits(const char* fn, void (*kernel)(Params...), int block, int cl
 template <class... Params>
 status compiled_for_sm90(const char* fn, void (*kernel)(Params...), bool& yes) {
   cudaFuncAttributes attributes{};
-  if (const cudaError_t e = cudaFuncGetAttributes(&attributes, kernel); e != cudaSuccess) {
-    cudaGetLastError();
-    return cuda_status(fn, "querying a kernel's attributes (cudaFuncGetAttributes)", e);
-  }
+  if (status s = cuda_call(fn, "querying a kernel's attributes (cudaFuncGetAttributes)",
+                           cudaFuncGetAttributes(&attributes, kernel));
+      !s)
+    return s;
   yes = attributes.ptxVersion >= 90;
   return status::ok();
 }
@@ -244,10 +243,10 @@ status launch_clusters(const char* fn, const char* kernel_name, void (*kernel)(P
   if (status s = launch_gate(fn, kernel_name, grid, go); !s || !go) return s;
   cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = cluster_config(grid, block, cluster, dynamic_shared, stream, attribute);
-  if (const cudaError_t e = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...); e != cudaSuccess) {
-    cudaGetLastError();
-    return cuda_status(fn, (std::string("launching ") + kernel_name).c_str(), e);
-  }
+  if (status s = cuda_call(fn, (std::string("launching ") + kernel_name).c_str(),
+                           cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+      !s)
+    return s;
   return launch_result(fn, kernel_name);
 }
 
