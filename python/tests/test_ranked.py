@@ -1,7 +1,7 @@
 """Scans across the ranks of an NCCL communicator (comm=): the arguments' checks everywhere,
-and on a GPU a one-rank torch.distributed group, where the scan of the whole array is the
-scan of the one shard. Several ranks are tested in C++ (test_nccl, simulated ranks and
-NCCL), not here."""
+on a GPU a one-rank torch.distributed group, where the scan of the whole array is the scan
+of the one shard, and on a machine of several GPUs one process a GPU (ranked_worker.py).
+The C++ suite (test_nccl) tests the same calls with simulated ranks and NCCL."""
 
 import os
 import socket
@@ -79,3 +79,24 @@ def test_one_rank_group_errors(one_rank_group):
         ss.inclusive_scan(x, initial=3, comm=one_rank_group)
     with pytest.raises(ValueError, match="x: a scan across ranks takes this rank's 1-d shard"):
         ss.inclusive_scan(x.reshape(2, 5), comm=one_rank_group)
+
+
+def test_ranks_on_every_gpu(tmp_path):
+    """One process a GPU (torch.distributed.run), every rank's shard against NumPy's scan of
+    the whole array (ranked_worker.py). Needs at least two GPUs."""
+    if GPUS < 2:
+        pytest.skip("needs two GPUs")
+    pytest.importorskip("torch")
+    if not ss._cuda_module.ranked_scan_compiled():
+        pytest.skip("built without NCCL")
+    import subprocess
+    import sys
+    from conftest import SEED
+    env = dict(os.environ, STREAMSCAN_TEST_SEED=str(SEED), NCCL_NVLS_ENABLE="0")
+    worker = os.path.join(os.path.dirname(__file__), "ranked_worker.py")
+    run = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                          f"--nproc_per_node={GPUS}", worker], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
+    for rank in range(GPUS):
+        assert f"rank {rank} of {GPUS}:" in run.stdout
