@@ -29,7 +29,8 @@ std::string error_of(std::vector<const char*> args) {
 TEST(Cli, NoArgumentsIsBenchWithDefaults) {
   const command c = parse({});
   EXPECT_EQ(c.kind, subcommand::bench);
-  EXPECT_EQ(c.bench.types, bench_types());
+  EXPECT_EQ(c.bench.types, (std::vector<std::string>{"int32", "float", "uint64", "vec4i"}));
+  EXPECT_EQ(c.bench.inputs, std::vector<std::string>{"cold"});
   // Every bench algorithm but the opt-in one.
   std::vector<std::string> defaults = bench_algorithms();
   defaults.erase(std::find(defaults.begin(), defaults.end(), opt_in_transform_input));
@@ -122,6 +123,17 @@ TEST(Cli, FlagEqualsValueIsTheSameAsTwoArguments) {
 
 TEST(Cli, AllSelectsEveryValue) {
   EXPECT_EQ(parse({"--types", "all"}).bench.types, bench_types());
+  EXPECT_EQ(parse({"--types", "all"}).bench.types.size(), 9u);
+  EXPECT_EQ(parse({"--inputs", "all"}).bench.inputs, (std::vector<std::string>{"cold", "warm"}));
+}
+
+TEST(Cli, InputsAndMoreTypes) {
+  const command c = parse({"--types", "double,int32_user,mat2u", "--inputs", "warm"});
+  EXPECT_EQ(c.bench.types, (std::vector<std::string>{"double", "int32_user", "mat2u"}));
+  EXPECT_EQ(c.bench.inputs, std::vector<std::string>{"warm"});
+  EXPECT_NE(error_of({"--inputs", "hot"}).find("--inputs"), std::string::npos);
+  EXPECT_NE(error_of({"--types", "int128"}).find("--types"), std::string::npos);
+  EXPECT_NE(error_of({"tune", "--types", "double"}).find("--types"), std::string::npos);  // the tuner's types only
   EXPECT_EQ(parse({"tune", "--strategies", "chained,all"}).tune.algorithms.size(), tune_algorithms().size());
 }
 

@@ -10,7 +10,12 @@
 namespace streamscan_tool {
 
 const std::vector<std::string>& bench_types() {
-  static const std::vector<std::string> v = {"int32", "float", "uint64", "vec4i"};
+  static const std::vector<std::string> v = {"int32", "float", "uint64", "vec4i", "double",
+                                             "int64", "int32_user", "int32_user_exact", "mat2u"};
+  return v;
+}
+const std::vector<std::string>& bench_inputs() {
+  static const std::vector<std::string> v = {"cold", "warm"};
   return v;
 }
 const std::vector<std::string>& bench_primitives() {
@@ -194,7 +199,8 @@ command parse_command_line(int argc, const char* const* argv) {
   c.bench.keep_fractions = {0.05, 0.5, 0.95};
   c.bench.key_types = sort_key_types();
   c.bench.distributions = sort_distributions();
-  c.bench.types = bench_types();
+  c.bench.types = {"int32", "float", "uint64", "vec4i"};
+  c.bench.inputs = {"cold"};
   c.bench.log2_sizes = parse_log2_sizes("--sizes", "16..30:2");
   c.bench.algorithms = bench_algorithms();
   c.bench.algorithms.erase(std::find(c.bench.algorithms.begin(), c.bench.algorithms.end(), opt_in_transform_input));
@@ -245,6 +251,8 @@ command parse_command_line(int argc, const char* const* argv) {
       c.bench.seed_table = true;
     } else if (c.kind == subcommand::bench && a == "--types") {
       c.bench.types = parse_list(a, k.value(), bench_types());
+    } else if (c.kind == subcommand::bench && a == "--inputs") {
+      c.bench.inputs = parse_list(a, k.value(), bench_inputs());
     } else if (c.kind == subcommand::bench && a == "--sizes") {
       c.bench.log2_sizes = parse_log2_sizes(a, k.value());
       c.bench.sizes_given = true;
@@ -329,7 +337,14 @@ std::string help_text(const std::string& topic) {
            "                     (seed 003): 2^22 (its 4M) and 2^28 uniform uint32 keys, global split radix,\n"
            "                     quicksort, onesweep, CUB and the host's std::sort (one run), whatever\n"
            "                     --sizes says; printed as a table of its own after the main one\n"
-           "  --types LIST       int32,float,uint64,vec4i (16-byte struct, user operator); default all\n"
+           "  --types LIST       int32,float,uint64,vec4i (16-byte struct, user operator; the default\n"
+           "                     four), double, int64, int32_user (int32 summed by a user-written\n"
+           "                     a + b functor), int32_user_exact (the same functor declared exactly\n"
+           "                     associative: streamscan::is_exactly_associative), mat2u (2x2 uint32\n"
+           "                     matrix product: 16 bytes, non-commutative); all: every one\n"
+           "  --inputs LIST      scan on the GPU: cold (default: inputs and outputs rotate over >= 256\n"
+           "                     MiB, no size timed from L2), warm (the same buffers call after call,\n"
+           "                     as a loop over one array; rows named TYPE/warm)\n"
            "  --sizes SIZES      exponents of 2: 16..30:2 (default; up to 2^24 on the CPU), 20,24,28, 2^26;\n"
            "                     sizes that do not fit in device memory are skipped and reported\n"
            "  --algorithms LIST  scan: memcpy,cub,thrust,reduce_then_scan,scan_then_add,chained,\n"

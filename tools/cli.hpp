@@ -23,7 +23,8 @@ struct bench_options {
   std::vector<std::string> key_types;      // sort: uint32, uint64, float, pairs (uint32 keys, uint32 values)
   std::vector<std::string> distributions;  // sort: uniform, and2, and3, and4, sorted
   bool seed_table = false;                 // sort: also [ScanPrimitives]' sort table (2^22, 2^28)
-  std::vector<std::string> types;       // int32, float, uint64, vec4i
+  std::vector<std::string> types;       // bench_types(): int32, float, uint64, vec4i, double, ...
+  std::vector<std::string> inputs;      // scan on the GPU: cold (rotated buffers), warm (the same ones)
   std::vector<int> log2_sizes;          // 2^k elements
   bool sizes_given = false;             // the CPU caps the default sizes at 2^24
   std::vector<std::string> algorithms;  // memcpy, cub, thrust, and the strategies
@@ -66,6 +67,7 @@ struct command {
 
 // Lists accepted by the options, in default order.
 const std::vector<std::string>& bench_types();
+const std::vector<std::string>& bench_inputs();  // cold, warm
 const std::vector<std::string>& bench_primitives();
 const std::vector<std::string>& bench_algorithms();
 const std::vector<std::string>& scan_bench_algorithms();  // those of the scan bench

@@ -1,6 +1,7 @@
 // Device buffers of the bench and the tuner: inputs and outputs rotated over
 // at least 256 MiB each (four times an H200's L2), so that no size is timed
-// from cache; deterministic pseudo-random fill; a device-side comparison.
+// from cache (or, warm, one of each); deterministic pseudo-random fill; a
+// device-side comparison.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,6 +37,7 @@ struct close_enough {
   __host__ __device__ bool operator()(const T& a, const T& b) const {
     if constexpr (std::is_same_v<T, float>) return fabsf(a - b) <= 1e-3f * fmaxf(1.0f, fabsf(b));
     else if constexpr (std::is_same_v<T, vec4i>) return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w;
+    else if constexpr (std::is_same_v<T, streamscan_test::mat2u>) return a.a == b.a && a.b == b.b && a.c == b.c && a.d == b.d;
     else return a == b;
   }
 };
@@ -57,9 +59,11 @@ class rotating_buffers {
     return 2 * pool_bytes(bytes) + bytes;
   }
 
-  explicit rotating_buffers(std::int64_t n) : n_(n) {
+  // rotate = false: one input and one output slot, the same ones call after
+  // call (a warm cache, as a loop over one array sees).
+  explicit rotating_buffers(std::int64_t n, bool rotate = true) : n_(n) {
     const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
-    slots_ = static_cast<int>(pool_bytes(bytes) / (bytes ? bytes : 1));
+    slots_ = rotate ? static_cast<int>(pool_bytes(bytes) / (bytes ? bytes : 1)) : 1;
     cuda_check(cudaMalloc(&in_, pool_bytes(bytes)), "cudaMalloc (input pool)");
     cuda_check(cudaMalloc(&out_, pool_bytes(bytes)), "cudaMalloc (output pool)");
     cuda_check(cudaMalloc(&reference_, bytes ? bytes : 1), "cudaMalloc (reference)");

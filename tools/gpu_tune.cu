@@ -232,9 +232,10 @@ int gpu_tune(const tune_options& o) {
   {
     progress bar(o.progress, static_cast<int>(o.types.size() * o.algorithms.size() * o.log2_sizes.size()));
     for (const auto& type : o.types) {
-      visit_bench_type(type, [&](auto tag, const char* name, auto op) {
-        t.tune_type<typename decltype(tag)::type>(name, op, bar);
-      });
+      if (!visit_tune_type(type, [&](auto tag, const char* name, auto op) {
+            t.tune_type<typename decltype(tag)::type>(name, op, bar);
+          }))
+        throw std::invalid_argument("unknown value type '" + type + "'");
     }
   }
   for (const std::string& line : t.lines) std::printf("%s\n", line.c_str());

@@ -20,6 +20,11 @@ gpu_probe probe_gpu();
 // Each returns the process exit status (0 ok, 1 a check failed); run-time
 // errors are thrown as std::exception.
 int gpu_bench(const bench_options& opt, bench_report& report);
+// gpu_bench's value types, one unit each half: false where the name is not the half's.
+bool gpu_bench_tune_type(const bench_options& opt, const std::string& type, int log2n, bool warm,
+                         bench_report& report, progress& bar);
+bool gpu_bench_more_type(const bench_options& opt, const std::string& type, int log2n, bool warm,
+                         bench_report& report, progress& bar);
 int gpu_bench_segmented(const bench_options& opt, bench_report& report);  // --primitives segmented
 int gpu_bench_select(const bench_options& opt, bench_report& report);     // --primitives select
 int gpu_bench_segmented_reduce(const bench_options& opt, bench_report& report);  // --primitives segmented_reduce
