@@ -356,12 +356,13 @@ def output(like: Array, out: Any, shape: Sequence[int], dtype: str, name: str = 
 _temp_bytes = {}
 
 
-def run(module_call: Callable[..., int], a: Array, stream: Any, *args, key: Optional[tuple] = None) -> None:
+def run(module_call: Callable[..., int], a: Array, stream: Any, *args, key: Optional[tuple] = None) -> int:
     """A two-phase call: ask for the temp bytes, allocate them from a's
     library, run on the caller's stream. args end where temp begins. A `key`
     (everything but the addresses that the temp size depends on: sizes,
     types, operator, strategy) lets a repeated call skip the query; the
-    library promises the same size for the same n, strategy and device."""
+    library promises the same size for the same n, strategy and device.
+    Returns the temp bytes."""
     handle = a.lib.stream(a, stream)
     nbytes = None if key is None else _temp_bytes.get((module_call, a.device) + key)
     if nbytes is None:
@@ -373,6 +374,7 @@ def run(module_call: Callable[..., int], a: Array, stream: Any, *args, key: Opti
     owner, address = a.lib.temp(a, nbytes)
     module_call(*args, address, nbytes, a.device, handle)
     del owner  # freed after the call is queued: the caching allocators order it on the stream
+    return nbytes
 
 
 def strategy_code(family: str, strategy: Optional[str]) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
@@ -73,10 +73,51 @@ def _prepare(x: Array, work: str, op: int, segmented: bool, module) -> Array:
     return x if supported else x.lib.astype(x, work)
 
 
+class _Plan(NamedTuple):
+    """What a plain scan of one kind of input resolved to (accumulator, codes, temp
+    bytes), so that the same call again skips the checks and lookups."""
+
+    call: Any
+    acc: str
+    total: int
+    in_code: int
+    work_code: int
+    code: int
+    strategy_code: int
+    nbytes: int
+
+
+_plans = {}
+
+
+def _run_plan(p: _Plan, a: Array, exclusive: bool, initial: Any, backward: bool, stream: Any) -> Any:
+    o = a.lib.new(a, a.shape, p.acc)
+    handle = a.lib.stream(a, stream)
+    owner, address = a.lib.temp(a, p.nbytes)
+    p.call(a.ptr, o.ptr, p.total, p.in_code, p.work_code, p.code, exclusive, initial, _SEGMENTS["none"], 0, 0,
+           backward, p.strategy_code, 0, address, p.nbytes, a.device, handle)
+    del owner  # as in _core.run
+    return _core.result(a, o.obj)
+
+
 def scan(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, out: Any, stream: Any, strategy: Optional[str],
          flags: Any = None, offsets: Any = None, backward: bool = False, segmented: bool = False,
          comm: Any = None) -> Any:
     a = _core.as_array(x, "x")
+    # A plain scan (one row, no out=, segments or ranks) of an input like one seen before
+    # runs the plan that call made: the same checks would pass, the same codes and temp
+    # size would come out.
+    x_obj = a.obj
+    plan_key = None
+    if not segmented and comm is None and out is None:
+        plan_key = (a.lib, a.cuda, a.device, a.dtype, a.shape, a.contiguous, op, exclusive, dtype, initial is None,
+                    strategy, backward)
+        try:
+            plan = _plans.get(plan_key)
+        except TypeError:  # an argument that is not hashable: the checks below say what is wrong
+            plan_key = plan = None
+        if plan is not None:
+            return _run_plan(plan, a, exclusive, initial, backward, stream)
     _core.dtype_code(a, "x")
     module = _core.backend(a)
     acc = _default_accumulator(a.dtype) if dtype is None else dtype_name(dtype)
@@ -107,10 +148,14 @@ def scan(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, out: Any, s
     # no exchange) runs every time.
     key = None if address else (total, in_code, work_code, code, exclusive, initial is None, kind, num_segments,
                                 backward, strategy_code)
-    _core.run(module.scan, a, stream, a.ptr, target.ptr, total, in_code, work_code, code, exclusive, initial, kind,
-              0 if seg is None else seg.ptr, num_segments, backward, strategy_code, address, key=key)
+    nbytes = _core.run(module.scan, a, stream, a.ptr, target.ptr, total, in_code, work_code, code, exclusive, initial,
+                       kind, 0 if seg is None else seg.ptr, num_segments, backward, strategy_code, address, key=key)
     if target is not o:
         o.obj[...] = target.obj
+    if plan_key is not None and rows == 1 and target is o and a.obj is x_obj:
+        if len(_plans) > 1024:
+            _plans.clear()
+        _plans[plan_key] = _Plan(module.scan, acc, total, in_code, work_code, code, strategy_code, nbytes)
     return _core.result(a, o.obj)
 
 

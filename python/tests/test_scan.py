@@ -162,3 +162,25 @@ def test_strategies(xp, rng):
     for strategy in ["reduce_then_scan", "scan_then_add", "chained", "decoupled_lookback"]:
         got = ss.inclusive_scan(xp.asarray(x), strategy=strategy)
         np.testing.assert_array_equal(xp.numpy(got), np.cumsum(x, dtype=np.int32), err_msg=strategy)
+
+
+def test_repeated_calls_take_each_calls_arguments(xp, rng):
+    """A call like one made before reuses that call's plan (codes, temp size): each call's
+    own data, initial value, strides and output must still be what it uses."""
+    x, y = rng.integers(-9, 9, 5000).astype("int32"), rng.integers(-9, 9, 5000).astype("int32")
+    for _ in range(2):  # the second round runs on the plans the first made
+        np.testing.assert_array_equal(xp.numpy(ss.inclusive_scan(xp.asarray(x))), np.cumsum(x, dtype="int32"))
+        np.testing.assert_array_equal(xp.numpy(ss.inclusive_scan(xp.asarray(y))), np.cumsum(y, dtype="int32"))
+        for initial in (3, -7):
+            got = ss.exclusive_scan(xp.asarray(x), initial=initial)
+            np.testing.assert_array_equal(xp.numpy(got), reference(x, "add", "int32", True, initial))
+        got = ss.inclusive_scan(xp.asarray(x), "max", dtype="int64")
+        np.testing.assert_array_equal(xp.numpy(got), np.maximum.accumulate(x.astype("int64")))
+        strided = xp.asarray(np.concatenate([x, y]))[::2]  # same length, not contiguous
+        np.testing.assert_array_equal(xp.numpy(ss.inclusive_scan(strided)),
+                                      np.cumsum(np.concatenate([x, y])[::2], dtype="int32"))
+        into = xp.asarray(np.zeros(5000, "int32"))
+        ss.inclusive_scan(xp.asarray(y), out=into)
+        np.testing.assert_array_equal(xp.numpy(into), np.cumsum(y, dtype="int32"))
+    with pytest.raises(TypeError, match="dtype"):
+        ss.inclusive_scan(xp.asarray(x), dtype=["int32"])  # not hashable: no plan, the check says why
