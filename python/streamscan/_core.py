@@ -118,6 +118,14 @@ class NumpyLibrary(Library):
     def empty(self, like, shape, dtype):
         return np.empty(shape, dtype=_numpy_dtype(dtype))
 
+    def new(self, like, shape, dtype):
+        x = np.empty(shape, dtype=_numpy_dtype(dtype))
+        return Array(x, self, False, 0, x.__array_interface__["data"][0], dtype, tuple(shape), True, like.back)
+
+    def temp(self, like, nbytes):
+        owner = np.empty(max(nbytes, 1), dtype=np.uint8)
+        return owner, owner.__array_interface__["data"][0]
+
     def contiguous(self, a):
         return self.describe(np.ascontiguousarray(a.obj), a.back)
 
