@@ -48,12 +48,7 @@ struct user_plus {
 
 // The same sum, declared exactly associative for integers (the trait below,
 // as the README shows a user doing it): its look-back folds as trees.
-struct user_plus_exact {
-  template <class T>
-  STREAMSCAN_HOST_DEVICE T operator()(const T& a, const T& b) const {
-    return a + b;
-  }
-};
+struct user_plus_exact : user_plus {};
 
 // Calls f(type_tag<T>{}, name, op) for a value type of the tuner: one per value
 // size and operator class (int32, uint64: sums; vec4i: 4 x int32 with a

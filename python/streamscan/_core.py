@@ -364,15 +364,18 @@ def output(like: Array, out: Any, shape: Sequence[int], dtype: str, name: str = 
 _temp_bytes = {}
 
 
-def run(module_call: Callable[..., int], a: Array, stream: Any, *args, key: Optional[tuple] = None) -> int:
+def run(module_call: Callable[..., int], a: Array, stream: Any, *args, key: Optional[tuple] = None,
+        nbytes: Optional[int] = None) -> int:
     """A two-phase call: ask for the temp bytes, allocate them from a's
     library, run on the caller's stream. args end where temp begins. A `key`
     (everything but the addresses that the temp size depends on: sizes,
     types, operator, strategy) lets a repeated call skip the query; the
     library promises the same size for the same n, strategy and device.
-    Returns the temp bytes."""
+    `nbytes`, where the caller already knows it, skips both. Returns the
+    temp bytes."""
     handle = a.lib.stream(a, stream)
-    nbytes = None if key is None else _temp_bytes.get((module_call, a.device) + key)
+    if nbytes is None and key is not None:
+        nbytes = _temp_bytes.get((module_call, a.device) + key)
     if nbytes is None:
         nbytes = module_call(*args, 0, 0, a.device, handle)
         if key is not None:

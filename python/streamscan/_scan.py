@@ -92,11 +92,8 @@ _plans = {}
 
 def _run_plan(p: _Plan, a: Array, exclusive: bool, initial: Any, backward: bool, stream: Any) -> Any:
     o = a.lib.new(a, a.shape, p.acc)
-    handle = a.lib.stream(a, stream)
-    owner, address = a.lib.temp(a, p.nbytes)
-    p.call(a.ptr, o.ptr, p.total, p.in_code, p.work_code, p.code, exclusive, initial, _SEGMENTS["none"], 0, 0,
-           backward, p.strategy_code, 0, address, p.nbytes, a.device, handle)
-    del owner  # as in _core.run
+    _core.run(p.call, a, stream, a.ptr, o.ptr, p.total, p.in_code, p.work_code, p.code, exclusive, initial,
+              _SEGMENTS["none"], 0, 0, backward, p.strategy_code, 0, nbytes=p.nbytes)
     return _core.result(a, o.obj)
 
 
