@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+#if defined(STREAMSCAN_PY_CUDA_MODULE)
+#include <cuda_runtime.h>
+#endif
+
 #include <streamscan/scan_options.hpp>
 #include <streamscan/select.hpp>
 #include <streamscan/sort.hpp>
@@ -253,6 +257,24 @@ std::size_t py_tridiagonal(std::int64_t n, std::int64_t batch_count, std::uintpt
   return two_phase(&tridiagonal, a, temp, temp_bytes, device, stream);
 }
 
+// Whether the work queued on `stream` is being captured into a CUDA graph: the
+// Python side then allocates temp storage for the call instead of reusing the
+// stream's kept buffer, whose address the graph would hold. An error (a query
+// that capture forbids) answers yes.
+bool stream_capturing(std::uintptr_t stream) {
+#if defined(STREAMSCAN_PY_CUDA_MODULE)
+  cudaStreamCaptureStatus state = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(reinterpret_cast<cudaStream_t>(stream), &state) != cudaSuccess) {
+    cudaGetLastError();  // clear it: the call that follows reports its own errors
+    return true;
+  }
+  return state != cudaStreamCaptureStatusNone;
+#else
+  (void)stream;
+  return false;
+#endif
+}
+
 }  // namespace
 
 void define_module(nb::module_& m) {
@@ -283,6 +305,7 @@ void define_module(nb::module_& m) {
   m.def("sort", &py_sort);
   m.def("spmv", &py_spmv);
   m.def("tridiagonal", &py_tridiagonal);
+  m.def("stream_capturing", &stream_capturing);
 }
 
 }  // namespace streamscan::python

@@ -7,7 +7,11 @@ stream (or ``stream=``) and without waiting for the GPU, except where a count
 decides the result's size (select, select_if, flatnonzero, split, partition)
 or a check was asked for (tridiagonal_solve(check=True)). Host arrays (NumPy,
 torch CPU tensors) run on the CPU back end. Temp storage and outputs come from
-the caller's library's allocator. Errors are raised before any work is queued:
+the caller's library's allocator; with ``stream=`` they are allocated on that
+stream (it is made the library's current stream for the call, so it must belong
+to the arrays' device), and a count is read back there. Temp storage of up to
+1 MiB is kept from call to call, one buffer a stream (not while the stream is
+captured into a CUDA graph). Errors are raised before any work is queued:
 TypeError for a dtype, ValueError for a shape, a device or a value.
 """
 

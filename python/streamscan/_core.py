@@ -12,7 +12,10 @@ input's library where that library has ``from_dlpack``.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import importlib
+import inspect
 import sys
 from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 
@@ -75,6 +78,12 @@ class Library:
 
     def stream(self, like: Array, stream: Any) -> int:
         return 0 if stream is None else raw_stream(stream)
+
+    def on_stream(self, like: Array, stream: Any) -> Any:
+        """A context in which `stream` is like's library's current stream (on
+        like's device), so that what the call allocates belongs to that stream."""
+        raw_stream(stream)  # checked even where there are no streams
+        return contextlib.nullcontext()
 
     def contiguous(self, a: Array) -> Array:
         raise NotImplementedError
@@ -174,6 +183,12 @@ class CupyLibrary(Library):
                 return self.cupy.cuda.get_current_stream().ptr
         return raw_stream(stream)
 
+    def on_stream(self, like, stream):
+        handle = raw_stream(stream)
+        if handle == self.stream(like, None):
+            return contextlib.nullcontext()
+        return _cupy_stream_scope(self.cupy, like.device, handle)
+
     def contiguous(self, a):
         with self.cupy.cuda.Device(a.device):
             return self.describe(self.cupy.ascontiguousarray(a.obj), a.back)
@@ -188,6 +203,12 @@ class CupyLibrary(Library):
 
     def item(self, a):
         return int(a.obj[0].item())
+
+
+@contextlib.contextmanager
+def _cupy_stream_scope(cupy, device: int, handle: int):
+    with cupy.cuda.Device(device), cupy.cuda.ExternalStream(handle, device):
+        yield
 
 
 class TorchLibrary(Library):
@@ -215,15 +236,16 @@ class TorchLibrary(Library):
         return Array(x, self, cuda, x.get_device() if cuda else 0, x.data_ptr(), name, tuple(x.shape),
                      x.is_contiguous(), back)
 
+    # Tensor.new_empty: where `like` lives without making a torch.device each call.
     def empty(self, like, shape, dtype):
-        return self.torch.empty(shape, dtype=self.dtypes[dtype], device=like.obj.device)
+        return like.obj.new_empty(shape, dtype=self.dtypes[dtype])
 
     def new(self, like, shape, dtype):
-        t = self.torch.empty(shape, dtype=self.dtypes[dtype], device=like.obj.device)
+        t = like.obj.new_empty(shape, dtype=self.dtypes[dtype])
         return Array(t, self, like.cuda, like.device, t.data_ptr(), dtype, tuple(shape), True, like.back)
 
     def temp(self, like, nbytes):
-        t = self.torch.empty(max(nbytes, 1), dtype=self.torch.uint8, device=like.obj.device)
+        t = like.obj.new_empty((max(nbytes, 1),), dtype=self.torch.uint8)
         return t, t.data_ptr()
 
     def stream(self, like, stream):
@@ -234,6 +256,13 @@ class TorchLibrary(Library):
                 return self.raw_stream(like.device)
             return self.torch.cuda.current_stream(like.device).cuda_stream
         return raw_stream(stream)
+
+    def on_stream(self, like, stream):
+        handle = raw_stream(stream)
+        if not like.cuda or handle == self.stream(like, None):
+            return contextlib.nullcontext()
+        torch = self.torch
+        return torch.cuda.stream(torch.cuda.ExternalStream(handle, device=like.obj.device))
 
     def contiguous(self, a):
         return self.describe(a.obj.contiguous(), a.back)
@@ -363,16 +392,38 @@ def output(like: Array, out: Any, shape: Sequence[int], dtype: str, name: str = 
 
 _temp_bytes = {}
 
+# Temp storage of up to _KEEP_TEMP bytes is kept from call to call, one buffer a
+# (library, device, stream): the calls queued on one stream run in order, so the
+# next call may use it again at once, and allocating it anew would cost the host
+# microseconds a call. Not while the stream is captured into a CUDA graph (the
+# graph would hold its address), and not on the host (threads are not ordered).
+_KEEP_TEMP = 1 << 20
+_kept_temp = {}
+
+
+def _temp(a: Array, handle: int, nbytes: int) -> Tuple[Any, int]:
+    if not a.cuda or nbytes > _KEEP_TEMP or _cuda.stream_capturing(handle):
+        return a.lib.temp(a, nbytes)
+    key = (a.lib, a.device, handle)
+    kept = _kept_temp.get(key)
+    if kept is None or kept[2] < nbytes:
+        if len(_kept_temp) >= 64:  # streams come and go: forget them all now and then
+            _kept_temp.clear()
+        size = max(nbytes, 4096)
+        owner, address = a.lib.temp(a, size)
+        kept = _kept_temp[key] = (owner, address, size)
+    return kept[0], kept[1]
+
 
 def run(module_call: Callable[..., int], a: Array, stream: Any, *args, key: Optional[tuple] = None,
         nbytes: Optional[int] = None) -> int:
-    """A two-phase call: ask for the temp bytes, allocate them from a's
-    library, run on the caller's stream. args end where temp begins. A `key`
-    (everything but the addresses that the temp size depends on: sizes,
-    types, operator, strategy) lets a repeated call skip the query; the
-    library promises the same size for the same n, strategy and device.
-    `nbytes`, where the caller already knows it, skips both. Returns the
-    temp bytes."""
+    """A two-phase call: ask for the temp bytes, take them from a's library
+    (or the stream's kept buffer), run on the caller's stream. args end where
+    temp begins. A `key` (everything but the addresses that the temp size
+    depends on: sizes, types, operator, strategy) lets a repeated call skip the
+    query; the library promises the same size for the same n, strategy and
+    device. `nbytes`, where the caller already knows it, skips both. Returns
+    the temp bytes."""
     handle = a.lib.stream(a, stream)
     if nbytes is None and key is not None:
         nbytes = _temp_bytes.get((module_call, a.device) + key)
@@ -382,10 +433,32 @@ def run(module_call: Callable[..., int], a: Array, stream: Any, *args, key: Opti
             if len(_temp_bytes) > 4096:
                 _temp_bytes.clear()
             _temp_bytes[(module_call, a.device) + key] = nbytes
-    owner, address = a.lib.temp(a, nbytes)
+    owner, address = _temp(a, handle, nbytes)
     module_call(*args, address, nbytes, a.device, handle)
-    del owner  # freed after the call is queued: the caching allocators order it on the stream
+    del owner  # a new buffer is freed after the call is queued: the caching allocators order it on the stream
     return nbytes
+
+
+def on_callers_stream(array_arg: str):
+    """Decorates a public call whose `stream=` argument, where given, becomes
+    the current stream of the array library of argument `array_arg` for the
+    call: its outputs and temp storage are then allocated on that stream, and
+    anything it reads back (a count) is read there."""
+    def wrap(fn):
+        position = list(inspect.signature(fn).parameters).index(array_arg)
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            stream = kwargs.get("stream")
+            if stream is None:
+                return fn(*args, **kwargs)
+            x = args[position] if position < len(args) else kwargs.get(array_arg)
+            a = as_array(x, array_arg)
+            with a.lib.on_stream(a, stream):
+                kwargs["stream"] = None
+                return fn(*args, **kwargs)
+        return call
+    return wrap
 
 
 def strategy_code(family: str, strategy: Optional[str]) -> int:

@@ -37,6 +37,7 @@ def _vector(v: Any, name: str, like: Array, length: int, dtype: str) -> Array:
     return a if a.contiguous else a.lib.contiguous(a)
 
 
+@_core.on_callers_stream("x")
 def spmv(A: Any, x: Any, y: Any = None, *, alpha: float = 1.0, beta: float = 0.0, stream: Any = None,
          strategy: Optional[str] = None) -> Any:
     """y = alpha * A @ x + beta * y for a CSR matrix A; returns y.
@@ -81,6 +82,7 @@ def spmv(A: Any, x: Any, y: Any = None, *, alpha: float = 1.0, beta: float = 0.0
     return _core.result(yv, yv.obj)
 
 
+@_core.on_callers_stream("b")
 def tridiagonal_solve(lower: Any, diagonal: Any, upper: Any, b: Any, *, out: Any = None, check: bool = False,
                       stream: Any = None, strategy: Optional[str] = None) -> Any:
     """x with A x = b for tridiagonal A, one system or a batch of them.

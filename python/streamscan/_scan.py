@@ -231,6 +231,7 @@ def _segments(a: Array, flags: Any, offsets: Any, n: int):
     return _SEGMENTS["offsets"], s, s.shape[0] - 1
 
 
+@_core.on_callers_stream("x")
 def inclusive_scan(x: Any, op: str = "add", *, dtype: Any = None, initial: Any = None, out: Any = None,
                    stream: Any = None, strategy: Optional[str] = None, comm: Any = None) -> Any:
     """out[..., i] = initial (op) x[..., 0] (op) ... (op) x[..., i], along the last axis.
@@ -256,6 +257,7 @@ def inclusive_scan(x: Any, op: str = "add", *, dtype: Any = None, initial: Any =
     return scan(x, op, False, dtype, initial, out, stream, strategy, comm=comm)
 
 
+@_core.on_callers_stream("x")
 def exclusive_scan(x: Any, op: str = "add", *, dtype: Any = None, initial: Any = None, out: Any = None,
                    stream: Any = None, strategy: Optional[str] = None, comm: Any = None) -> Any:
     """out[..., 0] = initial, out[..., i] = initial (op) x[..., 0] (op) ... (op) x[..., i-1].
@@ -267,16 +269,19 @@ def exclusive_scan(x: Any, op: str = "add", *, dtype: Any = None, initial: Any =
     return scan(x, op, True, dtype, initial, out, stream, strategy, comm=comm)
 
 
+@_core.on_callers_stream("x")
 def cumsum(x: Any, *, dtype: Any = None, out: Any = None, stream: Any = None) -> Any:
     """inclusive_scan(x, "add"), as numpy.cumsum along the last axis."""
     return scan(x, "add", False, dtype, None, out, stream, None)
 
 
+@_core.on_callers_stream("x")
 def cumprod(x: Any, *, dtype: Any = None, out: Any = None, stream: Any = None) -> Any:
     """inclusive_scan(x, "mul"), as numpy.cumprod along the last axis."""
     return scan(x, "mul", False, dtype, None, out, stream, None)
 
 
+@_core.on_callers_stream("x")
 def segmented_inclusive_scan(x: Any, op: str = "add", *, flags: Any = None, offsets: Any = None,
                              backward: bool = False, initial: Any = None, out: Any = None, stream: Any = None,
                              strategy: Optional[str] = None) -> Any:
@@ -291,6 +296,7 @@ def segmented_inclusive_scan(x: Any, op: str = "add", *, flags: Any = None, offs
     return scan(x, op, False, None, initial, out, stream, strategy, flags, offsets, backward, True)
 
 
+@_core.on_callers_stream("x")
 def segmented_exclusive_scan(x: Any, op: str = "add", *, flags: Any = None, offsets: Any = None,
                              backward: bool = False, initial: Any = None, out: Any = None, stream: Any = None,
                              strategy: Optional[str] = None) -> Any:

@@ -52,6 +52,7 @@ def _select(kind: str, a: Array, flags: Optional[Array], out_dtype: str, cmp: in
     return out.obj, a.lib.item(count)
 
 
+@_core.on_callers_stream("x")
 def select(x: Any, mask: Any, *, stream: Any = None, strategy: Optional[str] = None) -> Any:
     """x[mask] for a bool mask of x's shape: the kept elements, in order, as a 1-d array.
 
@@ -65,6 +66,7 @@ def select(x: Any, mask: Any, *, stream: Any = None, strategy: Optional[str] = N
     return _core.result(a, out[:count])
 
 
+@_core.on_callers_stream("x")
 def select_if(x: Any, cmp: str, value: Any, *, stream: Any = None, strategy: Optional[str] = None) -> Any:
     """x[x cmp value] in one pass (no mask in memory), cmp one of < <= > >= == !=.
 
@@ -80,6 +82,7 @@ def select_if(x: Any, cmp: str, value: Any, *, stream: Any = None, strategy: Opt
     return _core.result(a, out[:count])
 
 
+@_core.on_callers_stream("mask")
 def flatnonzero(mask: Any, *, stream: Any = None) -> Any:
     """The int64 indices where a bool array is true (of its flattened view), as numpy.flatnonzero."""
     m = _flat(_core.as_array(mask, "mask"))
@@ -89,6 +92,7 @@ def flatnonzero(mask: Any, *, stream: Any = None) -> Any:
     return _core.result(m, out[:count])
 
 
+@_core.on_callers_stream("x")
 def split(x: Any, flags: Any, *, stream: Any = None) -> Tuple[Any, int]:
     """(out, num_false): the elements whose flag is false, then those whose flag
     is true, each in input order (seed 003's split); num_false is where the trues begin."""
@@ -99,6 +103,7 @@ def split(x: Any, flags: Any, *, stream: Any = None) -> Tuple[Any, int]:
     return _core.result(a, out), count
 
 
+@_core.on_callers_stream("x")
 def partition(x: Any, mask: Any, *, stream: Any = None) -> Tuple[Any, int]:
     """(out, num_true): the elements where mask is true, then the others, each
     in input order; num_true is where the others begin."""

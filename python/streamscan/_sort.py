@@ -40,6 +40,7 @@ def _sort(k: Array, values: Optional[Array], keys_out: Array, values_out: Option
               _core.strategy_code("sort", strategy))
 
 
+@_core.on_callers_stream("keys")
 def sort(keys: Any, *, descending: bool = False, begin_bit: int = 0, end_bit: Optional[int] = None,
          out: Any = None, stream: Any = None, strategy: Optional[str] = None) -> Any:
     """The keys in order (a new array, or `out`, which may be `keys`).
@@ -55,6 +56,7 @@ def sort(keys: Any, *, descending: bool = False, begin_bit: int = 0, end_bit: Op
     return _core.result(k, o.obj)
 
 
+@_core.on_callers_stream("keys")
 def sort_pairs(keys: Any, values: Any, *, descending: bool = False, begin_bit: int = 0,
                end_bit: Optional[int] = None, stream: Any = None, strategy: Optional[str] = None) -> Tuple[Any, Any]:
     """(sorted keys, values in the same order); stable. values: any dtype, keys' length.
@@ -81,6 +83,7 @@ def sort_pairs(keys: Any, values: Any, *, descending: bool = False, begin_bit: i
     return _core.result(k, keys_out.obj), _core.result(v, v.lib.take(v, order_out).obj)
 
 
+@_core.on_callers_stream("keys")
 def argsort(keys: Any, *, descending: bool = False, begin_bit: int = 0, end_bit: Optional[int] = None,
             stream: Any = None, strategy: Optional[str] = None) -> Any:
     """The int64 indices that sort keys, stably (equal keys keep their order)."""

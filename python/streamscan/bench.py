@@ -10,7 +10,7 @@ On the GPU (needs torch; CuPy where installed), in one process, outputs checked:
   overhead      host time of one call at 2^10, and the GPU time at 2^24, of the
                 Python call against the bare extension call (the C++ call it makes)
 Each time is the median of --repeat CUDA-event timings of 10 calls back to back
-(after a warm-up), divided by 10; each row also carries the sample count, the
+(after a warm-up; the window opens once the first call is queued), divided by 10; each row also carries the sample count, the
 fastest and slowest sample (min_ms, max_ms) and `noise`, (p90 - p10) / median,
 and names what its speedups compare with (speedup_vs). Inputs stay
 the same between calls (warm where they fit in L2, as a Python loop would see them).
@@ -55,13 +55,20 @@ class Timer:
     def gpu_ms(self, fn, inner=10):
         """GPU time a call: each sample times `inner` calls back to back (as a
         program calls them), so that the host's time a call overlaps the GPU's
-        where it is shorter, as it does in a real program."""
+        where it is shorter, as it does in a real program. The GPU first spins
+        ~0.1 ms before the start event, so that the window opens with the
+        first call already queued: otherwise it would also hold the host time
+        that call takes to reach its launch, once a sample, which is not a
+        cost a running program pays each call."""
         torch = self.torch
+        spin = getattr(torch.cuda, "_sleep", None)
         fn()
         torch.cuda.synchronize()
         samples = []
         for _ in range(self.repeat):
             start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            if spin is not None:
+                spin(200_000)  # clock cycles
             start.record()
             for _ in range(inner):
                 fn()
