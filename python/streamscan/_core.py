@@ -17,6 +17,7 @@ import functools
 import importlib
 import inspect
 import sys
+import warnings
 from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
@@ -207,8 +208,12 @@ class CupyLibrary(Library):
 
 @contextlib.contextmanager
 def _cupy_stream_scope(cupy, device: int, handle: int):
-    with cupy.cuda.Device(device), cupy.cuda.ExternalStream(handle, device):
-        yield
+    with cupy.cuda.Device(device):
+        with warnings.catch_warnings():  # CuPy 14 deprecates ExternalStream for Stream.from_external
+            warnings.simplefilter("ignore", DeprecationWarning)
+            stream = cupy.cuda.ExternalStream(handle, device)
+        with stream:
+            yield
 
 
 class TorchLibrary(Library):
