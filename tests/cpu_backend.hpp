@@ -22,6 +22,7 @@ namespace streamscan_test {
 struct cpu_backend {
   static constexpr const char* name = "cpu";
   static constexpr std::int64_t many_tiles = 7;
+  static constexpr std::int64_t look_back_window = 0;  // no look-back windows
   static constexpr std::int64_t large_size = 2'000'000;
 
   static bool available() { return true; }

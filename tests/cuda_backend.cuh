@@ -22,6 +22,7 @@ namespace streamscan_test {
 struct cuda_backend {
   static constexpr const char* name = "cuda";
   static constexpr std::int64_t many_tiles = 37;
+  static constexpr std::int64_t look_back_window = 32;  // tiles a window of the grouped look-back (look_back.cuh)
   // Past 1056 tiles (132 SMs x 8 partitions) partitions hold several tiles.
   static constexpr std::int64_t large_size = std::int64_t{1} << 24;
 

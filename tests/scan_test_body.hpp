@@ -76,6 +76,12 @@ std::vector<std::int64_t> test_sizes(std::mt19937_64& rng, streamscan::scan_stra
   std::uniform_int_distribution<std::int64_t> large(Backend::large_size / 2, Backend::large_size);
   std::vector<std::int64_t> sizes = {0, 1, 31, 32, 33, t - 1, t, t + 1, Backend::many_tiles * t + 5,
                                      some_tiles(rng), large(rng)};
+  // The first window of tiles ends with the last tile, or one more tile follows it
+  // (the GPU's grouped look-back, for operators that are not exactly associative).
+  if (const std::int64_t w = Backend::look_back_window; w > 0) {
+    sizes.push_back(w * t);
+    sizes.push_back(w * t + 1);
+  }
   // STREAMSCAN_TEST_MAX_N caps the sizes (for runs under compute-sanitizer).
   if (const char* cap = std::getenv("STREAMSCAN_TEST_MAX_N")) {
     const std::int64_t max_n = std::strtoll(cap, nullptr, 10);

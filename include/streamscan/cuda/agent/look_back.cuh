@@ -7,14 +7,16 @@
 //    so floating-point results do not depend on timing.
 //  * decoupled ([DecoupledLookback]; [LookbackReport] sec. 2.2): a warp inspects the
 //    nearest predecessors a few windows of 32 at a time, walks further back while none holds
-//    an inclusive prefix, and folds the aggregates after the nearest one: left
-//    to right, so that results are deterministic too, or, for exactly
-//    associative operators, as trees on the way back.
+//    an inclusive prefix, and folds the aggregates after the nearest one. For exactly
+//    associative operators as trees on the way back (look_back_decoupled); for the
+//    others in a grouping fixed in advance, so that results are deterministic too
+//    (look_back_grouped).
 #pragma once
 
 #include <cstdint>
 
 #include "../util/shuffle.cuh"
+#include "../warp/warp_scan.cuh"
 #include "tile_status.cuh"
 
 namespace streamscan::cuda::detail {
@@ -48,35 +50,39 @@ __device__ A wait_for_predecessor(const Status& status, std::int64_t tile) {
   return value;
 }
 
-// Decoupled: returns the exclusive prefix of `tile` (tile > 0) in every lane.
-// Call with the whole of warp 0. `max_sleep_ns` caps the polling backoff.
+// Decoupled, for exactly associative operators (streamscan::is_exactly_associative:
+// any grouping gives the same bits): returns the exclusive prefix of `tile`
+// (tile > 0) in every lane. Call with the whole of warp 0. `max_sleep_ns` caps
+// the polling backoff.
 //
 // Each round trip reads `Windows` windows of 32 predecessors at once (lane l
 // of window j reads tile top - 32 j - l): in the pipelined kernels a tile's
 // nearest inclusive prefix lags hundreds of tiles behind (the look-back runs
 // well after the reduce while new tiles keep being taken), and a walk of one
-// window per round trip kept the look-back warps almost always busy.
-//
-// Exact = false: the prefix is folded strictly left to right, from the
-// nearest P_j, then A_{j+1}, ..., A_{tile-1}, one op at a time. Every P is
-// made the same way (P_i = P_{i-1} (+) A_i), so whichever P a tile happens to
-// find, it applies the same operations in the same order as the chain would:
-// results are bit-for-bit run-to-run deterministic, floating point included.
-// The walk goes back to the nearest P without folding, then forward again.
-// Exact = true (the op is exactly associative, streamscan::is_exactly_associative):
-// any grouping gives the same bits, so each window folds as a tree (five
-// shuffle steps) while the walk goes back, prepended to what the nearer
-// windows gave, and the walk ends at the first P.
-template <class A, bool Exact = false, int Windows = 4, class Status, class Op>
+// window per round trip kept the look-back warps almost always busy. Each
+// window folds as a tree (five shuffle steps) while the walk goes back,
+// prepended to what the nearer windows gave, and the walk ends at the first P.
+template <class A, int Windows = 4, class Status, class Op>
 __device__ A look_back_decoupled(const Status& status, std::int64_t tile, Op& op, unsigned max_sleep_ns = 1024) {
   const int lane = static_cast<int>(threadIdx.x % 32);
   constexpr unsigned all = 0xffffffffu;
   constexpr int K = Windows;
-  // Lane l of window j reads tile top - 32 j - l; waits until none of those
-  // is X. Tile 0 always publishes P, so lanes past it (negative tiles) lie
-  // beyond the P that ends any walk and read as P. prefixes[j]: the ballot
-  // of window j's P lanes.
-  auto inspect = [&](std::int64_t top, A (&value)[K], unsigned (&prefixes)[K]) {
+  // value[last] (+) ... (+) value[0] of lanes [0, last], in every lane.
+  auto window_fold = [&](A v, int last) {
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+      const A t = shfl_down(all, v, d);
+      if (lane + d <= last) v = op(t, v);
+    }
+    return shfl_idx(all, v, 0);
+  };
+  A acc{};
+  bool started = false;
+  for (std::int64_t top = tile - 1;; top -= 32 * K) {
+    // Lane l of window j reads tile top - 32 j - l; waits until none of those
+    // is X. Tile 0 always publishes P, so lanes past it (negative tiles) lie
+    // beyond the P that ends any walk and read as P.
+    A value[K];
     tile_flag flag[K];
     spin_backoff backoff(max_sleep_ns);
     while (true) {
@@ -91,84 +97,118 @@ __device__ A look_back_decoupled(const Status& status, std::int64_t tile, Op& op
       backoff.pause();
     }
 #pragma unroll
-    for (int j = 0; j < K; ++j) prefixes[j] = __ballot_sync(all, flag[j] == tile_prefix);
-  };
-  A value[K];
-  unsigned prefixes[K];
-  if constexpr (Exact) {
-    // value[last] (+) ... (+) value[0] of lanes [0, last], in every lane.
-    auto window_fold = [&](A v, int last) {
-#pragma unroll
-      for (int d = 1; d < 32; d *= 2) {
-        const A t = shfl_down(all, v, d);
-        if (lane + d <= last) v = op(t, v);
-      }
-      return shfl_idx(all, v, 0);
-    };
-    A acc{};
-    bool started = false;
-    for (std::int64_t top = tile - 1;; top -= 32 * K) {
-      inspect(top, value, prefixes);
+    for (int j = 0; j < K; ++j) {
+      const unsigned prefixes = __ballot_sync(all, flag[j] == tile_prefix);
+      const int last = prefixes ? __ffs(prefixes) - 1 : 31;
+      const A w = window_fold(value[j], last);
+      acc = started ? op(w, acc) : w;
+      started = true;
+      if (prefixes) return acc;
+    }
+  }
+}
+
+// What look_back_grouped gives a tile: its exclusive prefix, and the
+// inclusive prefix through its whole window (what a window's last tile
+// publishes as P).
+template <class A>
+struct grouped_prefix {
+  A exclusive;
+  A through_window;
+};
+
+// Decoupled, for operators that are not exactly associative (floating-point
+// sums): the same bits whatever the timing, because every prefix is one
+// expression fixed in advance. Tiles are grouped in aligned windows of 32
+// (window u: tiles 32u .. 32u + 31). A tile's term T is what its status holds
+// before any walk: its aggregate, or a value it published as P at once (tile
+// 0 with the init; a segmented total that starts a segment, which no earlier
+// term can change). Within a window, F_u(l) is the Kogge-Stone fold of terms
+// 0..l (warp_scan::inclusive: one tree for each l, whatever lanes above l
+// hold). Across windows, Q_u = Q_{u-1} (+) F_u(31), Q_0 = F_0(31): the prefix
+// through window u, the only P a look-back publishes (by the window's last
+// tile). The exclusive prefix of tile 32 w + i is Q_{w-1} (+) F_w(i - 1)
+// (Q_{w-1} when i = 0, F_0(i - 1) in window 0).
+//
+// The walk: the nearest window end holding P gives some Q_u (one round trip
+// over 32 window ends), then the windows after it fold forward one op each,
+// `Windows` windows read a round trip and each folded as a tree; a window
+// whose end has turned P since is a new start with the same bits. Against a
+// left-to-right fold of every tile this makes a walk of k tiles k/32 ops in
+// sequence instead of k. Call with the whole of warp 0, tile > 0; `total` is
+// the tile's own term (the last lane of its window's fold).
+template <class A, int Windows = 4, class Status, class Op>
+__device__ grouped_prefix<A> look_back_grouped(const Status& status, std::int64_t tile, const A& total, Op& op,
+                                               unsigned max_sleep_ns = 1024) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  constexpr unsigned all = 0xffffffffu;
+  constexpr int K = Windows;
+  const std::int64_t w = tile / 32;
+  const int i = static_cast<int>(tile % 32);
+  // Lane l of window j reads tile 32 (first + j) + l, for the windows before
+  // `end`, until none is X; ends[j]: whether window j's last tile is P.
+  // Lanes at or past `lanes` of every window read nothing.
+  auto read = [&](std::int64_t first, std::int64_t end, int lanes, A (&value)[K], bool (&ends)[K]) {
+    tile_flag flag[K];
+    spin_backoff backoff(max_sleep_ns);
+    while (true) {
+      bool waiting = false;
 #pragma unroll
       for (int j = 0; j < K; ++j) {
-        const int last = prefixes[j] ? __ffs(prefixes[j]) - 1 : 31;
-        const A w = window_fold(value[j], last);
-        acc = started ? op(w, acc) : w;
-        started = true;
-        if (prefixes[j]) return acc;
+        flag[j] = tile_aggregate;
+        if (first + j < end && lane < lanes) flag[j] = status.peek(32 * (first + j) + lane, value[j]);
+        waiting |= flag[j] == tile_invalid;
       }
+      if (!__any_sync(all, waiting)) break;
+      backoff.pause();
     }
-  } else {
-    // Folds lanes [0, from] of `v` into acc, highest lane (earliest tile) first.
-    auto fold = [&](A acc, const A& v, int from) {
-      for (int l = from; l >= 0; --l) acc = op(acc, shfl_idx(all, v, l));
-      return acc;
-    };
-    // acc from the nearest P of a group of windows holding one, then the
-    // nearer windows of the group (unrolled: the windows stay in registers).
-    auto fold_from_prefix = [&]() {
-      int nearest = K;
 #pragma unroll
-      for (int j = K - 1; j >= 0; --j)
-        if (prefixes[j]) nearest = j;
-      A acc{};
-#pragma unroll
-      for (int j = K - 1; j >= 0; --j) {
-        if (j == nearest) {
-          const int p = __ffs(prefixes[j]) - 1;
-          acc = fold(shfl_idx(all, value[j], p), value[j], p - 1);
-        } else if (j < nearest) {
-          acc = fold(acc, value[j], 31);
-        }
-      }
-      return acc;
-    };
-    auto any_prefix = [&]() {
-      unsigned any = 0;
-#pragma unroll
-      for (int j = 0; j < K; ++j) any |= prefixes[j];
-      return any != 0;
-    };
-    // Walk back to the nearest group holding a P.
-    std::int64_t top = tile - 1;
-    for (;; top -= 32 * K) {
-      inspect(top, value, prefixes);
-      if (any_prefix()) break;
+    for (int j = 0; j < K; ++j) ends[j] = __ballot_sync(all, flag[j] == tile_prefix) >> 31;
+  };
+
+  // The tile's own window: terms 0..i-1 from the statuses, i its own. Lanes
+  // above i take lane 0's term, so that the fold only ever sees real terms.
+  A value[K];
+  bool ends[K];
+  value[0] = total;
+  if (i > 0) read(w, w + 1, i, value, ends);
+  const A first_term = shfl_idx(all, value[0], 0);
+  const A term = lane < i ? value[0] : lane == i ? total : first_term;
+  const A own = warp_scan::inclusive(term, op, lane);
+  const A before = shfl_idx(all, own, i > 0 ? i - 1 : 0);  // F_w(i - 1)
+  const A through = shfl_idx(all, own, i);                  // F_w(i)
+  if (w == 0) return {before, through};
+
+  // Q_{w-1}: the nearest window end holding P, one round trip per 32 windows.
+  A q{};
+  std::int64_t start = -1;  // the window whose Q is q; -1: none, window 0 starts the fold
+  for (std::int64_t top = w - 1; top >= 0; top -= 32) {
+    const std::int64_t window = top - lane;
+    A end_value{};
+    const bool p = window >= 0 && status.peek(32 * window + 31, end_value) == tile_prefix;
+    const unsigned found = __ballot_sync(all, p);
+    if (found) {
+      const int l = __ffs(found) - 1;
+      q = shfl_idx(all, end_value, l);
+      start = top - l;
+      break;
     }
-    A acc = fold_from_prefix();
-    // Then forward through the nearer groups, re-read in order. A tile that
-    // has turned P since is a valid new start: it holds the same fold.
-    for (top += 32 * K; top <= tile - 1; top += 32 * K) {
-      inspect(top, value, prefixes);
-      if (any_prefix()) {
-        acc = fold_from_prefix();
-      } else {
-#pragma unroll
-        for (int j = K - 1; j >= 0; --j) acc = fold(acc, value[j], 31);
-      }
-    }
-    return acc;
   }
+  // Then forward through windows start + 1 .. w - 1, K a round trip.
+  for (std::int64_t first = start + 1; first < w; first += K) {
+    read(first, w, 32, value, ends);
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      if (first + j >= w) break;
+      if (ends[j]) {  // this window's end has turned P: Q of this window, the same bits
+        q = shfl_idx(all, value[j], 31);
+      } else {
+        const A f = shfl_idx(all, warp_scan::inclusive(value[j], op, lane), 31);
+        q = first + j == 0 ? f : op(q, f);
+      }
+    }
+  }
+  return {i > 0 ? op(q, before) : q, op(q, through)};
 }
 
 }  // namespace streamscan::cuda::detail

@@ -7,6 +7,9 @@
 //  * A tile publishes its aggregate A as soon as its total is known, then
 //    its inclusive prefix P once its exclusive prefix is (P = prefix (+)
 //    total). Tile 0 publishes P at once: the init (if any) (+) its total.
+//    For operators that are not exactly associative only the last tile of
+//    each aligned window of 32 publishes P, the prefix through its window,
+//    formed as look_back_grouped defines it.
 //  * The last tile publishes nothing: no tile waits for it.
 //  * A total that no predecessor can change (a segmented scan's total over a
 //    tile holding a segment head) is already the inclusive prefix: it goes
@@ -75,10 +78,17 @@ struct tile_prefix_op {
   // prefix; chained: one thread. `total` is read after the walk.
   __device__ __forceinline__ maybe<A> resolve(std::int64_t tile, bool last, const A& total) const {
     if (tile == 0) return init;
-    if constexpr (Kind == look_back_kind::decoupled) {
-      const A prefix = look_back_decoupled<A, Exact, Windows>(status, tile, op, SleepNs);
+    if constexpr (Kind == look_back_kind::decoupled && Exact) {
+      const A prefix = look_back_decoupled<A, Windows>(status, tile, op, SleepNs);
       if (threadIdx.x % 32 == 0 && !last && !total_is_prefix(total)) publish(tile, tile_prefix, op(prefix, total));
       return {prefix, true};
+    } else if constexpr (Kind == look_back_kind::decoupled) {
+      // Only a window's last tile publishes P (look_back_grouped): the others'
+      // statuses keep their terms.
+      const grouped_prefix<A> r = look_back_grouped<A, Windows>(status, tile, total, op, SleepNs);
+      if (threadIdx.x % 32 == 0 && tile % 32 == 31 && !last && !total_is_prefix(total))
+        publish(tile, tile_prefix, r.through_window);
+      return {r.exclusive, true};
     } else {
       // Adjacent synchronisation: wait for the predecessor, pass ours on at once.
       const A prefix = wait_for_predecessor<A>(status, tile);
