@@ -110,10 +110,11 @@ TEST_F(single_pass_cuda, concurrent_streams) {
   }
 }
 
-// Both single-pass scans form every prefix as the same left-to-right fold of
-// tile totals (the chain by construction, the look-back by folding in order),
-// so float results must be bit-for-bit the same on every run, whatever the
-// timing: alone, or sharing the GPU with other work on another stream.
+// Both single-pass scans form every prefix as one expression of the tile
+// totals fixed in advance (the chain by construction, the look-back by its
+// windows of 32 tiles), so float results must be bit-for-bit the same on every
+// run, whatever the timing: alone, or sharing the GPU with other work on
+// another stream.
 void check_float_determinism(ss::scan_strategy strategy, const char* policy = nullptr, int runs = 20) {
   SCOPED_TRACE(std::string("seed ") + std::to_string(st::global_seed()) + " " + ss::to_string(strategy) + " policy " +
                (policy ? policy : "default"));

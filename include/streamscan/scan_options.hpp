@@ -17,8 +17,8 @@ enum class scan_strategy {
   chained,           // [StreamScan]: single pass (~2n), each tile waits for its predecessor's
                      // prefix only; floating-point results are run-to-run deterministic
   decoupled_lookback,  // [LookbackReport] / [DecoupledLookback]: single pass (~2n), a warp looks back over
-                       // many predecessors at once; folds them left to right, so it is
-                       // run-to-run deterministic as well
+                       // many predecessors at once; groups them in a way fixed in advance
+                       // (windows of 32 tiles), so it is run-to-run deterministic as well
 };
 
 inline const char* to_string(scan_strategy s) noexcept {

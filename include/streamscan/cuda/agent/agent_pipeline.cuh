@@ -16,7 +16,8 @@
 //   reduce warps        the aggregate of each consumer warp's slice and of
 //                       the tile, published at once (tile_prefix_op's
 //                       publish_aggregate)                     -> reduced
-//   look-back warps     the tile's exclusive prefix; publishes P (resolve)
+//   look-back warps     the tile's exclusive prefix; publishes P (resolve: the grouped
+//                       walk publishes it for a window's last tile only)
 //                                                               -> prefixed
 //                       (several, taking turns: each waits ~2 L2 round trips)
 //   consumer warps      read their slice from the stage         -> empty
@@ -250,7 +251,7 @@ __device__ __forceinline__ void start_stage_copy(std::uint64_t* full, void* dst,
 
 // The look-back role (a whole warp): takes rounds first, first + step, ...;
 // once a round's tile is known (`ready`), resolves its exclusive prefix
-// through prefix_op (tile_prefix.cuh), which publishes the tile's P; lane 0
+// through prefix_op (tile_prefix.cuh), which publishes P where due; lane 0
 // hands it on with store(round, prefix), then every lane arrives on `done`.
 // tile_of(round) and total_of(round) read what the round's earlier role left;
 // a round whose tile is past the end is passed on and ends the role.
@@ -281,8 +282,9 @@ __device__ __forceinline__ void look_back_tiles(const PrefixOp& prefix_op, barri
 //   value, agg                 what the stages hold; what the look-back carries
 //   const value* in            the input (tiles of Shape::tile_items)
 //   agg combine(agg, agg)      associative, in tile order
-//   bool exact_combine         combine is exactly associative (the look-back
-//                              may group it freely; look_back.cuh)
+//   bool tree_look_back        the look-back folds windows as trees (combine
+//                              must be exactly associative), else it takes
+//                              the grouped walk (look_back.cuh)
 //   maybe<agg> first_prefix()  what goes before tile 0 (absent: nothing)
 //   bool mirrored              backward: tiles taken from the far end
 //   with Shape::side_bytes > 0, a side stream staged with each tile (e.g.
@@ -326,7 +328,7 @@ class agent_pipeline {
     Program& prog;
     __device__ __forceinline__ G operator()(const G& a, const G& b) const { return prog.combine(a, b); }
   };
-  using prefix_op_t = tile_prefix_op<G, combine_t, look_back_kind::decoupled, Program::exact_combine,
+  using prefix_op_t = tile_prefix_op<G, combine_t, look_back_kind::decoupled, Program::tree_look_back,
                                      Shape::look_back_windows, Shape::look_back_sleep_ns>;
 
  public:
@@ -480,7 +482,7 @@ class agent_pipeline {
   }
 
   // Look-back warp j (of look_back_warps) takes rounds j, j +
-  // look_back_warps, ...: the tile's exclusive prefix, published as P.
+  // look_back_warps, ...: the tile's exclusive prefix (and P where due).
   __device__ __forceinline__ void look_back(int first_round) {
     combine_t combine{prog_};
     const prefix_op_t prefix_op{status_, prog_.first_prefix(), combine};

@@ -130,8 +130,9 @@ struct grouped_prefix {
 // tile). The exclusive prefix of tile 32 w + i is Q_{w-1} (+) F_w(i - 1)
 // (Q_{w-1} when i = 0, F_0(i - 1) in window 0).
 //
-// The walk: the nearest window end holding P gives some Q_u (one round trip
-// over 32 window ends), then the windows after it fold forward one op each,
+// The walk: the nearest window end holding P gives some Q_u (read with the
+// tile's own window: one round trip when Q_{w-1} is out), then the windows
+// after it fold forward one op each,
 // `Windows` windows read a round trip and each folded as a tree; a window
 // whose end has turned P since is a new start with the same bits. Against a
 // left-to-right fold of every tile this makes a walk of k tiles k/32 ops in
@@ -147,8 +148,7 @@ __device__ grouped_prefix<A> look_back_grouped(const Status& status, std::int64_
   const int i = static_cast<int>(tile % 32);
   // Lane l of window j reads tile 32 (first + j) + l, for the windows before
   // `end`, until none is X; ends[j]: whether window j's last tile is P.
-  // Lanes at or past `lanes` of every window read nothing.
-  auto read = [&](std::int64_t first, std::int64_t end, int lanes, A (&value)[K], bool (&ends)[K]) {
+  auto read = [&](std::int64_t first, std::int64_t end, A (&value)[K], bool (&ends)[K]) {
     tile_flag flag[K];
     spin_backoff backoff(max_sleep_ns);
     while (true) {
@@ -156,7 +156,7 @@ __device__ grouped_prefix<A> look_back_grouped(const Status& status, std::int64_
 #pragma unroll
       for (int j = 0; j < K; ++j) {
         flag[j] = tile_aggregate;
-        if (first + j < end && lane < lanes) flag[j] = status.peek(32 * (first + j) + lane, value[j]);
+        if (first + j < end) flag[j] = status.peek(32 * (first + j) + lane, value[j]);
         waiting |= flag[j] == tile_invalid;
       }
       if (!__any_sync(all, waiting)) break;
@@ -166,12 +166,27 @@ __device__ grouped_prefix<A> look_back_grouped(const Status& status, std::int64_
     for (int j = 0; j < K; ++j) ends[j] = __ballot_sync(all, flag[j] == tile_prefix) >> 31;
   };
 
-  // The tile's own window: terms 0..i-1 from the statuses, i its own. Lanes
-  // above i take lane 0's term, so that the fold only ever sees real terms.
+  // One round trip for the common case: the tile's own window (lanes below
+  // i, waited for until none is X) and the ends of the 32 windows before it
+  // (lane l: window w - 1 - l; X or A there only means "no Q yet").
   A value[K];
   bool ends[K];
   value[0] = total;
-  if (i > 0) read(w, w + 1, i, value, ends);
+  A end_value{};
+  tile_flag end_flag = tile_invalid;
+  {
+    const std::int64_t end_window = w - 1 - lane;
+    tile_flag flag = tile_aggregate;
+    spin_backoff backoff(max_sleep_ns);
+    while (true) {
+      if (lane < i) flag = status.peek(32 * w + lane, value[0]);
+      if (end_window >= 0) end_flag = status.peek(32 * end_window + 31, end_value);
+      if (!__any_sync(all, flag == tile_invalid)) break;
+      backoff.pause();
+    }
+  }
+  // Terms 0..i-1 from the statuses, i the tile's own. Lanes above i take
+  // lane 0's term, so that the fold only ever sees real terms.
   const A first_term = shfl_idx(all, value[0], 0);
   const A term = lane < i ? value[0] : lane == i ? total : first_term;
   const A own = warp_scan::inclusive(term, op, lane);
@@ -179,14 +194,15 @@ __device__ grouped_prefix<A> look_back_grouped(const Status& status, std::int64_
   const A through = shfl_idx(all, own, i);                  // F_w(i)
   if (w == 0) return {before, through};
 
-  // Q_{w-1}: the nearest window end holding P, one round trip per 32 windows.
+  // Q_{w-1}: the nearest window end holding P, 32 window ends a round trip.
   A q{};
   std::int64_t start = -1;  // the window whose Q is q; -1: none, window 0 starts the fold
   for (std::int64_t top = w - 1; top >= 0; top -= 32) {
-    const std::int64_t window = top - lane;
-    A end_value{};
-    const bool p = window >= 0 && status.peek(32 * window + 31, end_value) == tile_prefix;
-    const unsigned found = __ballot_sync(all, p);
+    if (top != w - 1) {
+      const std::int64_t window = top - lane;
+      end_flag = window >= 0 ? status.peek(32 * window + 31, end_value) : tile_invalid;
+    }
+    const unsigned found = __ballot_sync(all, end_flag == tile_prefix);
     if (found) {
       const int l = __ffs(found) - 1;
       q = shfl_idx(all, end_value, l);
@@ -196,7 +212,7 @@ __device__ grouped_prefix<A> look_back_grouped(const Status& status, std::int64_
   }
   // Then forward through windows start + 1 .. w - 1, K a round trip.
   for (std::int64_t first = start + 1; first < w; first += K) {
-    read(first, w, 32, value, ends);
+    read(first, w, value, ends);
 #pragma unroll
     for (int j = 0; j < K; ++j) {
       if (first + j >= w) break;

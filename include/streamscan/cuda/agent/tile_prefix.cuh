@@ -7,14 +7,15 @@
 //  * A tile publishes its aggregate A as soon as its total is known, then
 //    its inclusive prefix P once its exclusive prefix is (P = prefix (+)
 //    total). Tile 0 publishes P at once: the init (if any) (+) its total.
-//    For operators that are not exactly associative only the last tile of
-//    each aligned window of 32 publishes P, the prefix through its window,
-//    formed as look_back_grouped defines it.
+//    On the grouped walk only the last tile of each aligned window of 32
+//    publishes P, the prefix through its window, formed as look_back_grouped
+//    defines it.
 //  * The last tile publishes nothing: no tile waits for it.
 //  * A total that no predecessor can change (a segmented scan's total over a
 //    tile holding a segment head) is already the inclusive prefix: it goes
-//    out as P at once, so later look-backs stop there. The same bits as
-//    prefix (+) total, so results stay deterministic.
+//    out as P at once, so later tree walks stop there (the grouped walk takes
+//    it as the tile's term). The same bits as prefix (+) total, so results
+//    stay deterministic.
 //  * The walk (look_back.cuh). chained [StreamScan]: one thread waits for
 //    exactly its predecessor's P and passes its own on at once; no
 //    aggregates. decoupled ([DecoupledLookback], [LookbackReport]): a warp
@@ -50,11 +51,13 @@ __device__ __forceinline__ bool total_is_prefix(const A& total) {
   return tile_total_traits<A>::is_prefix(total);
 }
 
-// Kind: the walk. Exact: op is exactly associative (the decoupled walk may
-// fold windows as trees; look_back.cuh). Windows: windows of 32 statuses
-// read per round trip. SleepNs: the cap of the decoupled walk's polling
-// backoff (the chained wait has its own, lower one).
-template <class A, class Op, look_back_kind Kind = look_back_kind::decoupled, bool Exact = false, int Windows = 1,
+// Kind: the walk. Tree: the decoupled walk folds windows as trees on its way
+// back and every tile publishes P (look_back_decoupled; only for exactly
+// associative operators); otherwise the grouped walk (look_back_grouped), for
+// any associative operator. Windows: windows of 32 statuses read per round
+// trip. SleepNs: the cap of the decoupled walk's polling backoff (the chained
+// wait has its own, lower one).
+template <class A, class Op, look_back_kind Kind = look_back_kind::decoupled, bool Tree = false, int Windows = 1,
           unsigned SleepNs = 1024>
 struct tile_prefix_op {
   const tile_status<A>& status;  // a kernel parameter: read where used
@@ -78,7 +81,7 @@ struct tile_prefix_op {
   // prefix; chained: one thread. `total` is read after the walk.
   __device__ __forceinline__ maybe<A> resolve(std::int64_t tile, bool last, const A& total) const {
     if (tile == 0) return init;
-    if constexpr (Kind == look_back_kind::decoupled && Exact) {
+    if constexpr (Kind == look_back_kind::decoupled && Tree) {
       const A prefix = look_back_decoupled<A, Windows>(status, tile, op, SleepNs);
       if (threadIdx.x % 32 == 0 && !last && !total_is_prefix(total)) publish(tile, tile_prefix, op(prefix, total));
       return {prefix, true};

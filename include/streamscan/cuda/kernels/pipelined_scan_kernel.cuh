@@ -26,7 +26,9 @@ struct pipelined_scan_program {
   using value = A;
   using agg = A;
   static constexpr bool mirrored = false;
-  static constexpr bool exact_combine = streamscan::is_exactly_associative<Op, A>::value;
+  // The grouped walk for every operator: it also outran the trees of exactly
+  // associative ones here (docs/history.md, the grouped look-back).
+  static constexpr bool tree_look_back = false;
   struct rows {
     A v[R][W];
   };

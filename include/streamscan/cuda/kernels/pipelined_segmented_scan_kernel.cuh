@@ -42,7 +42,7 @@ struct pipelined_segmented_program {
   static constexpr int tile_words = T / 32;  // head words of a full tile
   static_assert(T % 128 == 0, "a full tile's head words are whole 16-byte units");
   static constexpr bool mirrored = IO::backward;
-  static constexpr bool exact_combine =
+  static constexpr bool tree_look_back =
       streamscan::is_exactly_associative<streamscan::detail::segmented_op<Op>, agg>::value;
   struct rows {
     V v[R][W];

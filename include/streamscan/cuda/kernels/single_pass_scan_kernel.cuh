@@ -35,7 +35,7 @@ __global__ void __launch_bounds__(Policy::threads)
     single_pass_scan_kernel(InIt in, OutIt out, std::int64_t n, tile_status<A> status,
                             unsigned long long* tile_counter, maybe<A> init, scan_mode mode, Op op) {
   using agent_t = agent_scan<Policy, A, Op>;
-  using prefix_op_t = tile_prefix_op<A, Op, LookBack, streamscan::is_exactly_associative<Op, A>::value>;
+  using prefix_op_t = tile_prefix_op<A, Op, LookBack>;  // the grouped walk, whatever the operator
   __shared__ typename agent_t::temp_storage storage;
   __shared__ std::int64_t shared_tile;
   __shared__ typename prefix_op_t::temp_storage prefix_storage;
@@ -57,8 +57,7 @@ __global__ void __launch_bounds__(Policy::threads)
                                    scan_mode mode, Op op) {
   using agent_t = agent_single_pass_scan<Policy, IO, Op>;
   using A = typename IO::value_type;
-  using prefix_op_t = tile_prefix_op<A, Op, LookBack, streamscan::is_exactly_associative<Op, A>::value, 1,
-                                     Policy::look_back_sleep_ns>;
+  using prefix_op_t = tile_prefix_op<A, Op, LookBack, false, 1, Policy::look_back_sleep_ns>;  // grouped walk
   __shared__ typename agent_t::temp_storage storage;
   __shared__ std::int64_t shared_tile;
   __shared__ typename prefix_op_t::temp_storage prefix_storage;
