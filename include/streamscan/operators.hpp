@@ -62,9 +62,10 @@ struct minimum {
 };
 
 // Whether op(op(a, b), c) and op(a, op(b, c)) are the same bits for every
-// a, b, c of T. Then the look-back may fold a tile's predecessors in any
-// grouping (trees, on its way back: fewer steps and round trips) and results
-// stay bit-for-bit deterministic. True for integer sums and products
+// a, b, c of T. Then a segmented scan's look-back may fold a tile's
+// predecessors in any grouping (trees, on its way back) and results stay
+// bit-for-bit deterministic; plain scans group them the same fixed way for
+// every operator and do not need it. True for integer sums and products
 // (wrapping), bitwise operators, minima and maxima; false by default
 // (floating-point sums round differently when grouped differently).
 // Specialise it for your own operators where it holds.
