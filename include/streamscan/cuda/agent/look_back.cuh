@@ -108,18 +108,18 @@ __device__ A look_back_decoupled(const Status& status, std::int64_t tile, Op& op
   }
 }
 
-// What look_back_grouped gives a tile: its exclusive prefix, and the
-// inclusive prefix through its whole window (what a window's last tile
-// publishes as P).
+// What look_back_grouped gives a tile: its exclusive prefix, and, for a
+// window's last tile, the inclusive prefix through its window (what it
+// publishes as P; other tiles get only their window's part of it).
 template <class A>
 struct grouped_prefix {
   A exclusive;
   A through_window;
 };
 
-// Decoupled, for operators that are not exactly associative (floating-point
-// sums): the same bits whatever the timing, because every prefix is one
-// expression fixed in advance. Tiles are grouped in aligned windows of 32
+// Decoupled, for any associative operator (the only walk of plain scans; it
+// keeps floating-point sums deterministic): the same bits whatever the
+// timing, because every prefix is one expression fixed in advance. Tiles are grouped in aligned windows of 32
 // (window u: tiles 32u .. 32u + 31). A tile's term T is what its status holds
 // before any walk: its aggregate, or a value it published as P at once (tile
 // 0 with the init; a segmented total that starts a segment, which no earlier
@@ -224,7 +224,9 @@ __device__ grouped_prefix<A> look_back_grouped(const Status& status, std::int64_
       }
     }
   }
-  return {i > 0 ? op(q, before) : q, op(q, through)};
+  // Only a window's last tile publishes the prefix through its window: the
+  // others skip that op (warp-uniform).
+  return {i > 0 ? op(q, before) : q, i == 31 ? op(q, through) : through};
 }
 
 }  // namespace streamscan::cuda::detail
