@@ -23,8 +23,9 @@ struct radix_histogram_shape {
 };
 
 // Keys of key_bytes bytes with values of value_bytes (0: keys only). The
-// tile is staged in shared memory (keys and values side by side): large
-// tiles spread the per-tile work (counter scan, look-back) over more keys.
+// tile is staged in shared memory (the keys, then the values in their
+// place): large tiles spread the per-tile work (counter scan, look-back)
+// over more keys.
 constexpr onesweep_shape onesweep_shape_for(int key_bytes, int value_bytes) {
   if (key_bytes <= 4 && value_bytes == 0) return {384, 20, 8, 3};
   if (key_bytes <= 4 && value_bytes <= 4) return {384, 20, 8, 2};

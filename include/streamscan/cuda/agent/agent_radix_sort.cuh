@@ -150,11 +150,15 @@ struct agent_radix_histogram {
 //      keys, which rank after every real key, into the slots past the end;
 //   2. count the digits (block_radix_rank::count) and publish the tile's
 //      counts at once, so that later tiles' look-backs rarely wait;
-//   3. scan the counts, rank every key and stage it (its value too) in
-//      shared memory in digit order;
+//   3. scan the counts, rank every key and stage it in shared memory in
+//      digit order;
 //   4. look back for the tile's digit offsets (thread d, digit d);
-//   5. write the staged keys (values) out: runs of one digit are contiguous
-//      in shared memory and in the output.
+//   5. write the staged keys out: runs of one digit are contiguous in shared
+//      memory and in the output;
+//   6. (pairs) load the values only now, stage them in the keys' place by the
+//      slots kept from step 3 and write them out by the digits kept from
+//      step 5, as CUB's onesweep does: no value is held in registers
+//      through the ranking and the tile's shared memory holds one array.
 // The whole tile lives in dynamic shared memory (storage_bytes).
 template <class K, class V, bool PAIRS, int THREADS, int ITEMS, int RADIX_BITS>
 class agent_onesweep {
@@ -171,9 +175,16 @@ class agent_onesweep {
     K* key_out[bins];            // where staged slot 0 would go, for digit d's run
     staged_value* value_out[PAIRS ? bins : 1];
     std::int64_t tile;
-    U keys[tile_items];
-    staged_value values[PAIRS ? tile_items : 1];
+    union {  // the keys, then (pairs) the values in the same slots
+      U keys[tile_items];
+      staged_value values[PAIRS ? tile_items : 1];
+    };
   };
+  // Pairs keep each item's slot (16 bits) and each staged key's digit (8
+  // bits) in registers, packed.
+  static_assert(!PAIRS || (tile_items <= 65536 && RADIX_BITS <= 8), "slots and digits pack into registers");
+  static constexpr int slot_words = PAIRS ? (ITEMS + 1) / 2 : 1;
+  static constexpr int digit_words = PAIRS ? (ITEMS + 3) / 4 : 1;
   static constexpr std::size_t storage_bytes = sizeof(temp_storage);
 
   struct params {
@@ -212,13 +223,6 @@ class agent_onesweep {
       else
         bits[j] = static_cast<U>(~U(0));
     }
-    staged_value values[PAIRS ? ITEMS : 1];
-    if constexpr (PAIRS) {
-      const V* values_in = p.values_in + t.base + first;
-#pragma unroll
-      for (int j = 0; j < ITEMS; ++j)
-        if (FULL || first + j * 32 < t.valid) values[j] = values_in[j * 32];
-    }
 
     const radix_digit<U> digit = p.digit;
     rank_t ranker(s.rank);
@@ -232,11 +236,12 @@ class agent_onesweep {
     if (threadIdx.x < bins)
       digit_status::publish(my_status, t.tile == 0 ? digit_status::prefix : digit_status::aggregate, real);
 
+    unsigned slots[slot_words] = {};
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
       const unsigned slot = ranker.rank(digit.of(bits[j]));
       s.keys[slot] = bits[j];
-      if constexpr (PAIRS) s.values[slot] = values[j];
+      if constexpr (PAIRS) slots[j / 2] |= slot << (16 * (j % 2));
     }
     if (threadIdx.x < bins) {
       const unsigned before =
@@ -248,6 +253,7 @@ class agent_onesweep {
     }
     __syncthreads();
 
+    unsigned digits[digit_words] = {};
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
       const int i = static_cast<int>(threadIdx.x) + j * THREADS;
@@ -255,8 +261,27 @@ class agent_onesweep {
         const U b = s.keys[i];
         const unsigned d = digit.of(b);
         s.key_out[d][i] = radix_key_traits<K>::from_bits(static_cast<U>(b ^ digit.invert));
-        if constexpr (PAIRS) s.value_out[d][i] = s.values[i];
+        if constexpr (PAIRS) digits[j / 4] |= d << (8 * (j % 4));
       }
+    }
+    if constexpr (PAIRS) scatter_values<FULL>(s, p, t, first, slots, digits);
+  }
+
+  // Step 6: the values of the tile, by the slots their keys took and the
+  // digits of the keys staged in each slot.
+  template <bool FULL>
+  __device__ static void scatter_values(temp_storage& s, const params& p, const tile_slot& t, int first,
+                                        const unsigned (&slots)[slot_words], const unsigned (&digits)[digit_words]) {
+    const V* values_in = p.values_in + t.base + first;
+    __syncthreads();  // every staged key has been read
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j)
+      if (FULL || first + j * 32 < t.valid) s.values[(slots[j / 2] >> (16 * (j % 2))) & 0xffffu] = values_in[j * 32];
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      const int i = static_cast<int>(threadIdx.x) + j * THREADS;
+      if (FULL || i < t.valid) s.value_out[(digits[j / 4] >> (8 * (j % 4))) & 0xffu][i] = s.values[i];
     }
   }
 };
