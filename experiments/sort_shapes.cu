@@ -6,7 +6,7 @@
 // ratio to CUB; "DIFFERS" marks an output that is not CUB's bit for bit. The
 // fastest shape per row becomes tuning/sort.hpp's.
 //   build/experiments/sort_shapes [repeat [log2 n [row]]]
-// (log2 n 0: 20, 24 and 28; row: uint32, pairs, uint64, and3 or sorted;
+// (log2 n 0: 20, 24 and 28; row: uint32, pairs, pairs_and3, uint64, and3 or sorted;
 // default all).
 #include <cub/device/device_radix_sort.cuh>
 
@@ -198,6 +198,8 @@ int main(int argc, char** argv) {
     if (want("pairs"))
       row<std::uint32_t, std::uint32_t, shape<384, 20, 2>, shape<384, 20, 3>, shape<384, 16, 3>, shape<256, 20, 4>,
           shape<256, 24, 3>, shape<512, 16, 2>>("uint32+uint32", log_n, 1, repeat);
+    if (want("pairs_and3"))
+      row<std::uint32_t, std::uint32_t, shape<384, 20, 2>, shape<512, 16, 2>>("uint32+uint32/and3", log_n, 3, repeat);
     if (want("uint64"))
       row<std::uint64_t, none, shape<384, 16, 2>, shape<384, 12, 2>, shape<384, 20, 2>, shape<256, 16, 3>>(
           "uint64", log_n, 1, repeat);

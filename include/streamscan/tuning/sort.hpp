@@ -28,7 +28,7 @@ struct radix_histogram_shape {
 // over more keys.
 constexpr onesweep_shape onesweep_shape_for(int key_bytes, int value_bytes) {
   if (key_bytes <= 4 && value_bytes == 0) return {384, 20, 8, 3};
-  if (key_bytes <= 4 && value_bytes <= 4) return {384, 20, 8, 2};
+  if (key_bytes <= 4 && value_bytes <= 4) return {512, 16, 8, 2};
   if (key_bytes <= 8 && value_bytes == 0) return {384, 20, 8, 2};
   const int fit = 65536 / (384 * (key_bytes + value_bytes));
   return {384, fit < 1 ? 1 : (fit > 16 ? 16 : fit), 8, fit < 4 ? 1 : 2};
