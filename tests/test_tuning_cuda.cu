@@ -156,21 +156,21 @@ TEST(PipelinedScan, Mat2uProductEdgesAndInPlace) {
   check_pipelined_edges<mat2u>(mat2u_product{}, "pipe_mat2u");
 }
 
-// int32 from 2^26 values (uint64 from 2^24) takes the pipelined shape by
+// int32 from 2^25 values (uint64 from 2^23) takes the pipelined shape by
 // default on sm_90+, and describe_scan says so; below, the one-tile kernel.
 TEST(PipelinedScan, DefaultFromItsThreshold) {
   SKIP_WITHOUT_GPU();
   int major = 0;
   STREAMSCAN_TEST_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
   const std::int64_t from = st::pipelined_default_from(sizeof(std::int32_t));
-  ASSERT_EQ(from, std::int64_t{1} << 26);
+  ASSERT_EQ(from, std::int64_t{1} << 25);
   streamscan::cuda::scan_plan plan;
   ASSERT_TRUE(streamscan::cuda::describe_scan<std::int32_t>(from - 1, {}, plan).is_ok());
   EXPECT_EQ(plan.policy, "t128x16");
   ASSERT_TRUE(streamscan::cuda::describe_scan<std::int32_t>(from, {}, plan).is_ok());
   EXPECT_EQ(plan.policy, major >= 9 ? std::string("p256x8s6") : std::string("t128x16"));
   const std::int64_t wide_from = st::pipelined_default_from(sizeof(std::uint64_t));
-  ASSERT_EQ(wide_from, std::int64_t{1} << 24);
+  ASSERT_EQ(wide_from, std::int64_t{1} << 23);
   ASSERT_TRUE(streamscan::cuda::describe_scan<std::uint64_t>(wide_from - 1, {}, plan).is_ok());
   EXPECT_EQ(plan.policy, "t256x8");
   ASSERT_TRUE(streamscan::cuda::describe_scan<std::uint64_t>(wide_from, {}, plan).is_ok());

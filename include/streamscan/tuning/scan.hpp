@@ -34,7 +34,7 @@ constexpr int default_vector_shape(std::size_t value_bytes) {
 // copy engine: where it measured faster than the one-tile kernel (4- and
 // 8-byte values; docs/performance.md).
 constexpr std::int64_t pipelined_default_from(std::size_t value_bytes) {
-  return value_bytes == 4 ? std::int64_t{1} << 26 : value_bytes == 8 ? std::int64_t{1} << 24 : INT64_MAX;
+  return value_bytes == 4 ? std::int64_t{1} << 25 : value_bytes == 8 ? std::int64_t{1} << 23 : INT64_MAX;
 }
 
 // ---- chained (and the decoupled look-back on iterators): the 2D matrix
@@ -73,7 +73,7 @@ inline constexpr int portable_cluster_blocks = 8;
 // tuning file chose a look-back policy: there it measured faster (the
 // look-back's one-tile kernel holds no loads in flight while a block waits
 // for its prefix; docs/performance.md).
-inline constexpr std::int64_t automatic_chained_from_16 = std::int64_t{1} << 24;
+inline constexpr std::int64_t automatic_chained_from_16 = std::int64_t{1} << 26;
 constexpr bool automatic_prefers_chained(std::size_t value_bytes, std::int64_t n, int cc) {
   return value_bytes == 16 && n >= automatic_chained_from_16 && cc / 10 == 9;
 }
