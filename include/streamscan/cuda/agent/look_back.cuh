@@ -118,26 +118,26 @@ struct grouped_prefix {
 };
 
 // Decoupled, for any associative operator (the only walk of plain scans; it
-// keeps floating-point sums deterministic): the same bits whatever the
-// timing, because every prefix is one expression fixed in advance. Tiles are grouped in aligned windows of 32
-// (window u: tiles 32u .. 32u + 31). A tile's term T is what its status holds
-// before any walk: its aggregate, or a value it published as P at once (tile
-// 0 with the init; a segmented total that starts a segment, which no earlier
-// term can change). Within a window, F_u(l) is the Kogge-Stone fold of terms
-// 0..l (warp_scan::inclusive: one tree for each l, whatever lanes above l
-// hold). Across windows, Q_u = Q_{u-1} (+) F_u(31), Q_0 = F_0(31): the prefix
-// through window u, the only P a look-back publishes (by the window's last
-// tile). The exclusive prefix of tile 32 w + i is Q_{w-1} (+) F_w(i - 1)
+// keeps floating-point sums deterministic): the same bits whatever the timing,
+// because every prefix is one expression fixed in advance. Tiles are grouped in
+// aligned windows of 32 (window u: tiles 32u .. 32u + 31). A tile's term T is
+// what its status holds before any walk: its aggregate, or a value it published
+// as P at once (tile 0 with the init; a segmented total that starts a segment,
+// which no earlier term can change). Within a window, F_u(l) is the Kogge-Stone
+// fold of terms 0..l (warp_scan::inclusive: one tree for each l, whatever lanes
+// above l hold). Across windows, Q_u = Q_{u-1} (+) F_u(31), Q_0 = F_0(31): the
+// prefix through window u, the only P a look-back publishes (by the window's
+// last tile). The exclusive prefix of tile 32 w + i is Q_{w-1} (+) F_w(i - 1)
 // (Q_{w-1} when i = 0, F_0(i - 1) in window 0).
 //
 // The walk: the nearest window end holding P gives some Q_u (read with the
 // tile's own window: one round trip when Q_{w-1} is out), then the windows
-// after it fold forward one op each,
-// `Windows` windows read a round trip and each folded as a tree; a window
-// whose end has turned P since is a new start with the same bits. Against a
-// left-to-right fold of every tile this makes a walk of k tiles k/32 ops in
-// sequence instead of k. Call with the whole of warp 0, tile > 0; `total` is
-// the tile's own term (the last lane of its window's fold).
+// after it fold forward one op each, `Windows` windows read a round trip and
+// each folded as a tree; a window whose end has turned P since is a new start
+// with the same bits. Against a left-to-right fold of every tile this makes a
+// walk of k tiles k/32 ops in sequence instead of k. Call with the whole of
+// warp 0, tile > 0; `total` is the tile's own term (the last lane of its
+// window's fold).
 template <class A, int Windows = 4, class Status, class Op>
 __device__ grouped_prefix<A> look_back_grouped(const Status& status, std::int64_t tile, const A& total, Op& op,
                                                unsigned max_sleep_ns = 1024) {
