@@ -1,0 +1,148 @@
+// scan_reset_cost: what the stream-ordered reset of a single-pass scan's tile
+// counter and status words (one cudaMemsetAsync before the kernel) costs at
+// small and middle sizes, where a scan is far from memcpy's time. For int32
+// sums on the default one-tile shape it times, in one process:
+//   memcpy          cudaMemcpyAsync device to device of the same bytes
+//   cub             cub::DeviceScan::InclusiveSum (its init kernel, then its scan)
+//   scan            streamscan::cuda::inclusive_scan, two-phase (reset, then kernel)
+//   kernel          the same kernel alone, its temp storage reset before the timed region
+//   reset           the cudaMemsetAsync alone
+//   init+kernel     a one-block zeroing kernel instead of the memset, then the scan kernel
+// Inputs and outputs rotate over >= 256 MiB so that no size is timed from L2.
+// Every output is checked against CUB's. Prints median us of 50 and each
+// against memcpy's time.
+//   build/experiments/scan_reset_cost [log2 n ...]   (default 16 18 20 22 24)
+#include <cub/device/device_scan.cuh>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <streamscan/cuda/device/device_scan.cuh>
+#include <streamscan/tuning/choose.hpp>
+
+#include "../tools/cuda_timing.cuh"
+
+namespace {
+
+namespace sd = streamscan::cuda::detail;
+namespace st = streamscan::tuning;
+const auto check = streamscan_tool::cuda_check;
+
+__global__ void fill(int* p, std::int64_t n, unsigned salt) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    p[i] = static_cast<int>((static_cast<unsigned>(i) * 2654435761u ^ salt) % 201) - 100;
+}
+
+// The zeroing a CUB-style init kernel does: one block, 16-byte stores.
+__global__ void zero_words(uint4* p, std::int64_t words) {
+  for (std::int64_t i = threadIdx.x; i < words; i += blockDim.x) p[i] = uint4{0, 0, 0, 0};
+}
+
+void ok(const streamscan::status& s) {
+  if (!s) {
+    std::fprintf(stderr, "%s\n", s.message().c_str());
+    std::exit(1);
+  }
+}
+
+void run_size(int log_n) {
+  const std::int64_t n = std::int64_t{1} << log_n;
+  const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(int);
+  const int sets = static_cast<int>(std::max<std::size_t>(1, (std::size_t{256} << 20) / (2 * bytes)));
+  std::vector<int*> in(sets), out(sets);
+  for (int s = 0; s < sets; ++s) {
+    check(cudaMalloc(&in[s], bytes), "cudaMalloc");
+    check(cudaMalloc(&out[s], bytes), "cudaMalloc");
+    fill<<<264, 256>>>(in[s], n, 17u * s + 1);
+  }
+  int* expect = nullptr;
+  check(cudaMalloc(&expect, bytes), "cudaMalloc");
+
+  std::size_t cub_bytes = 0, our_bytes = 0;
+  check(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in[0], out[0], n), "cub sizing");
+  ok(streamscan::cuda::inclusive_scan(nullptr, our_bytes, in[0], out[0], n, streamscan::plus{}));
+  void* cub_temp = nullptr;
+  unsigned char* temp = nullptr;
+  check(cudaMalloc(&cub_temp, cub_bytes), "cudaMalloc");
+  check(cudaMalloc(&temp, our_bytes + 16), "cudaMalloc");  // 256-aligned by cudaMalloc
+  check(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in[0], expect, n), "cub");
+
+  using vector_policy = st::vector_scan_policy_for<int, st::default_vector_shape(sizeof(int))>;
+  const auto kernel_only = [&](int r) {
+    const int s = r % sets;
+    ok(sd::launch_vector_scan<false, st::default_vector_shape(sizeof(int))>(
+        "scan_reset_cost", temp, sd::read_only_input(static_cast<const int*>(in[s])), out[s], n, streamscan::plus{},
+        sd::maybe<int>{0, false}, sd::scan_mode::inclusive, nullptr));
+  };
+  const auto reset = [&](int) { check(cudaMemsetAsync(temp, 0, our_bytes), "cudaMemsetAsync"); };
+  const auto init_kernel = [&](int) {
+    zero_words<<<1, 256>>>(reinterpret_cast<uint4*>(temp), static_cast<std::int64_t>((our_bytes + 15) / 16));
+  };
+
+  // Outputs first: each path against CUB's.
+  const auto same = [&](const char* what, int s) {
+    check(cudaDeviceSynchronize(), what);
+    std::vector<int> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n));
+    check(cudaMemcpy(a.data(), out[s], bytes, cudaMemcpyDeviceToHost), "copy");
+    check(cudaMemcpy(b.data(), expect, bytes, cudaMemcpyDeviceToHost), "copy");
+    if (a != b) {
+      std::fprintf(stderr, "2^%d %s: output differs from CUB's\n", log_n, what);
+      std::exit(1);
+    }
+  };
+  ok(streamscan::cuda::inclusive_scan(temp, our_bytes, in[0], out[0], n, streamscan::plus{}));
+  same("scan", 0);
+  check(cudaMemset(out[0], 0xff, bytes), "poison");
+  reset(0);
+  kernel_only(0);
+  same("kernel", 0);
+  check(cudaMemset(out[0], 0xff, bytes), "poison");
+  init_kernel(0);
+  kernel_only(0);
+  same("init+kernel", 0);
+
+  constexpr int repeats = 50;
+  using streamscan_tool::median_ms;
+  const double t_copy = median_ms(repeats, [&](int r) {
+    check(cudaMemcpyAsync(out[r % sets], in[r % sets], bytes, cudaMemcpyDeviceToDevice), "memcpy");
+  }).median_ms;
+  const double t_cub = median_ms(repeats, [&](int r) {
+    check(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in[r % sets], out[r % sets], n), "cub");
+  }).median_ms;
+  const double t_scan = median_ms(repeats, [&](int r) {
+    ok(streamscan::cuda::inclusive_scan(temp, our_bytes, in[r % sets], out[r % sets], n, streamscan::plus{}));
+  }).median_ms;
+  const double t_kernel = median_ms(repeats, kernel_only, nullptr, reset).median_ms;
+  const double t_reset = median_ms(repeats, reset).median_ms;
+  const double t_init = median_ms(repeats, [&](int r) {
+    init_kernel(r);
+    kernel_only(r);
+  }).median_ms;
+  std::printf("2^%-2d %6.0f tiles | memcpy %7.2f us | cub %7.2f (%.2fx) | scan %7.2f (%.2fx) | kernel %7.2f (%.2fx) |"
+              " reset %6.2f | init+kernel %7.2f (%.2fx)\n",
+              log_n, double((n + vector_policy::tile_items - 1) / vector_policy::tile_items), 1e3 * t_copy,
+              1e3 * t_cub, t_cub / t_copy, 1e3 * t_scan, t_scan / t_copy, 1e3 * t_kernel, t_kernel / t_copy,
+              1e3 * t_reset, 1e3 * t_init, t_init / t_copy);
+
+  for (int s = 0; s < sets; ++s) {
+    cudaFree(in[s]);
+    cudaFree(out[s]);
+  }
+  cudaFree(expect);
+  cudaFree(cub_temp);
+  cudaFree(temp);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> sizes;
+  for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
+  if (sizes.empty()) sizes = {16, 18, 20, 22, 24};
+  std::printf("scan_reset_cost: int32 sums, default one-tile shape; (x) = time / memcpy's\n");
+  for (int log_n : sizes) run_size(log_n);
+  return 0;
+}
