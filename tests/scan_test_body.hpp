@@ -77,7 +77,7 @@ std::vector<std::int64_t> test_sizes(std::mt19937_64& rng, streamscan::scan_stra
   std::vector<std::int64_t> sizes = {0, 1, 31, 32, 33, t - 1, t, t + 1, Backend::many_tiles * t + 5,
                                      some_tiles(rng), large(rng)};
   // The first window of tiles ends with the last tile, or one more tile follows it
-  // (the GPU's grouped look-back, for operators that are not exactly associative).
+  // (the GPU's grouped look-back, the walk of every plain scan).
   if (const std::int64_t w = Backend::look_back_window; w > 0) {
     sizes.push_back(w * t);
     sizes.push_back(w * t + 1);
