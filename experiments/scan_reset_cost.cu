@@ -6,7 +6,9 @@
 //   cub             cub::DeviceScan::InclusiveSum (its init kernel, then its scan)
 //   scan            streamscan::cuda::inclusive_scan, two-phase (reset, then kernel)
 //   kernel          the same kernel alone, its temp storage reset before the timed region
-//   reset           the cudaMemsetAsync alone
+//   reset           the cudaMemsetAsync alone (the counter and this shape's tiles' flags)
+//   old             a memset of the whole temp storage (sized for the smallest shape), then
+//                   the kernel: what the library did before it reset only what runs
 //   init+kernel     a one-block zeroing kernel instead of the memset, then the scan kernel
 // Inputs and outputs rotate over >= 256 MiB so that no size is timed from L2.
 // Every output is checked against CUB's. Prints median us of 50 and each
@@ -17,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 #include <vector>
 
 #include <streamscan/cuda/device/device_scan.cuh>
@@ -71,15 +74,27 @@ void run_size(int log_n) {
   check(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in[0], expect, n), "cub");
 
   using vector_policy = st::vector_scan_policy_for<int, st::default_vector_shape(sizeof(int))>;
+  const std::int64_t tiles = (n + vector_policy::tile_items - 1) / vector_policy::tile_items;
+  // What the library resets before this shape's kernel (reset_tiles), and
+  // what it reset before: the whole temp storage, sized for the smallest shape.
+  const std::size_t reset_bytes = sd::tile_counter_bytes + sd::tile_status<int>::reset_bytes(tiles);
+  // The vector kernel launched by hand, with the arguments launch_vector_scan
+  // gives it (launch_vector_scan also resets).
   const auto kernel_only = [&](int r) {
     const int s = r % sets;
-    ok(sd::launch_vector_scan<false, st::default_vector_shape(sizeof(int))>(
-        "scan_reset_cost", temp, sd::read_only_input(static_cast<const int*>(in[s])), out[s], n, streamscan::plus{},
-        sd::maybe<int>{0, false}, sd::scan_mode::inclusive, nullptr));
+    const auto input = sd::read_only_input(static_cast<const int*>(in[s]));
+    using io_t = sd::vector_tile_io<int, vector_policy::vector_width, false, std::decay_t<decltype(input)>>;
+    sd::single_pass_vector_scan_kernel<vector_policy, sd::look_back_kind::decoupled, io_t, streamscan::plus>
+        <<<static_cast<unsigned>(tiles), vector_policy::threads>>>(
+            io_t{input, out[s], n}, n, std::int64_t{0}, sd::tile_status<int>(temp + sd::tile_counter_bytes, tiles),
+            reinterpret_cast<unsigned long long*>(temp), sd::maybe<int>{0, false}, sd::scan_mode::inclusive,
+            streamscan::plus{});
+    check(cudaGetLastError(), "launching the scan kernel");
   };
-  const auto reset = [&](int) { check(cudaMemsetAsync(temp, 0, our_bytes), "cudaMemsetAsync"); };
+  const auto reset = [&](int) { check(cudaMemsetAsync(temp, 0, reset_bytes), "cudaMemsetAsync"); };
+  const auto old_reset = [&](int) { check(cudaMemsetAsync(temp, 0, our_bytes), "cudaMemsetAsync"); };
   const auto init_kernel = [&](int) {
-    zero_words<<<1, 256>>>(reinterpret_cast<uint4*>(temp), static_cast<std::int64_t>((our_bytes + 15) / 16));
+    zero_words<<<1, 256>>>(reinterpret_cast<uint4*>(temp), static_cast<std::int64_t>((reset_bytes + 15) / 16));
   };
 
   // Outputs first: each path against CUB's.
@@ -117,15 +132,35 @@ void run_size(int log_n) {
   }).median_ms;
   const double t_kernel = median_ms(repeats, kernel_only, nullptr, reset).median_ms;
   const double t_reset = median_ms(repeats, reset).median_ms;
+  const double t_old = median_ms(repeats, [&](int r) {
+    old_reset(r);
+    kernel_only(r);
+  }).median_ms;
   const double t_init = median_ms(repeats, [&](int r) {
     init_kernel(r);
     kernel_only(r);
   }).median_ms;
   std::printf("2^%-2d %6.0f tiles | memcpy %7.2f us | cub %7.2f (%.2fx) | scan %7.2f (%.2fx) | kernel %7.2f (%.2fx) |"
-              " reset %6.2f | init+kernel %7.2f (%.2fx)\n",
-              log_n, double((n + vector_policy::tile_items - 1) / vector_policy::tile_items), 1e3 * t_copy,
+              " reset %6.2f | old reset+kernel %7.2f (%.2fx) | init+kernel %7.2f (%.2fx)\n",
+              log_n, double(tiles), 1e3 * t_copy,
               1e3 * t_cub, t_cub / t_copy, 1e3 * t_scan, t_scan / t_copy, 1e3 * t_kernel, t_kernel / t_copy,
-              1e3 * t_reset, 1e3 * t_init, t_init / t_copy);
+              1e3 * t_reset, 1e3 * t_old, t_old / t_copy, 1e3 * t_init, t_init / t_copy);
+
+  // How a reset's cost grows with its bytes: a memset of each size (all
+  // within the temp storage), then the kernel.
+  if (std::getenv("RESET_SWEEP")) {
+    std::printf("     memset+kernel by memset bytes:");
+    for (std::size_t b : {std::size_t{256}, std::size_t{1024}, std::size_t{2048}, std::size_t{4096},
+                          std::size_t{8192}, std::size_t{16384}, std::size_t{65536}}) {
+      if (b > our_bytes) break;
+      const double t = median_ms(repeats, [&](int r) {
+        check(cudaMemsetAsync(temp, 0, b), "cudaMemsetAsync");
+        kernel_only(r);
+      }).median_ms;
+      std::printf(" %zu: %.2f us |", b, 1e3 * t);
+    }
+    std::printf("\n");
+  }
 
   for (int s = 0; s < sets; ++s) {
     cudaFree(in[s]);

@@ -98,6 +98,8 @@ class tile_status<A, true> {
 
  public:
   __host__ __device__ static constexpr std::size_t bytes(std::int64_t tiles) { return static_cast<std::size_t>(tiles) * sizeof(word_t); }
+  // What a reset must zero: every word (the flag is in it).
+  __host__ __device__ static constexpr std::size_t reset_bytes(std::int64_t tiles) { return bytes(tiles); }
 
   __host__ __device__ tile_status(void* storage, std::int64_t) : words_(static_cast<word_t*>(storage)) {}
 
@@ -126,6 +128,11 @@ class tile_status<A, false> {
   __host__ __device__ static constexpr std::size_t bytes(std::int64_t tiles) {
     const std::size_t t = static_cast<std::size_t>(tiles);
     return align(t * sizeof(unsigned)) + 2 * align(t * sizeof(A));
+  }
+  // What a reset must zero: the flags, which lead (a value is read only
+  // after its flag says it was published).
+  __host__ __device__ static constexpr std::size_t reset_bytes(std::int64_t tiles) {
+    return align(static_cast<std::size_t>(tiles) * sizeof(unsigned));
   }
 
   __host__ __device__ tile_status(void* storage, std::int64_t tiles) {

@@ -108,9 +108,19 @@ inline status reset_tile_status(const char* fn, void* bytes, std::size_t size, c
   return status::ok();
 }
 
+// Zeroes what a single-pass kernel over `tiles` tiles of A reads before it
+// is written: the tile counter and the tiles' status flags. Only the tiles
+// of the shape about to run, not the temp storage's size (which is for the
+// smallest shape): a memset's time grows with its bytes, and at small and
+// middle sizes it is a good part of the scan's.
+template <class A>
+status reset_tiles(const char* fn, unsigned char* bytes, std::int64_t tiles, cudaStream_t stream) {
+  return reset_tile_status(fn, bytes, tile_counter_bytes + tile_status<A>::reset_bytes(tiles), stream);
+}
+
 // The vectorised decoupled look-back kernel at vector shape `Shape`: an
 // aligned input In (a raw pointer, or what vector_input reads), a raw output
-// pointer of A, temp storage at `bytes` (reset). Backward scans (the segmented
+// pointer of A, temp storage at `bytes` (reset here). Backward scans (the segmented
 // scans' no_segments) lead with filler slots, so that every full tile is
 // aligned (next_tile).
 template <bool Backward, int Shape, class A, class In, class Op>
@@ -120,6 +130,7 @@ status launch_vector_scan(const char* fn, unsigned char* bytes, In in, A* out, s
   const std::int64_t tiles = (n + vector_policy::tile_items - 1) / vector_policy::tile_items;
   const std::int64_t lead = Backward ? tiles * vector_policy::tile_items - n : 0;
   using io_t = vector_tile_io<A, vector_policy::vector_width, Backward, In>;
+  if (status s = reset_tiles<A>(fn, bytes, tiles, stream); !s) return s;
   return launch(fn,
                 Backward ? "single_pass_vector_scan_kernel<decoupled, backward>"
                          : "single_pass_vector_scan_kernel<decoupled>",
@@ -130,7 +141,7 @@ status launch_vector_scan(const char* fn, unsigned char* bytes, In in, A* out, s
 }
 
 // The pipelined look-back kernel (sm_90+) at vector shape `Shape`, forward,
-// temp storage at `bytes` (reset); one persistent block per SM slot it fits.
+// temp storage at `bytes` (reset here); one persistent block per SM slot it fits.
 // Where the GPU cannot run it (no copy engine, not enough shared memory), the
 // default vector shape runs instead.
 // Blocks of a pipelined kernel (pipeline.cuh) that fit on one SM with
@@ -172,6 +183,7 @@ status launch_pipelined_scan(const char* fn, unsigned char* bytes, const A* in, 
                                                                               stream);
   const std::int64_t tiles = (n + shape::tile_items - 1) / shape::tile_items;
   const std::int64_t grid = std::min<std::int64_t>(tiles, std::int64_t{facts.sm_count} * per_sm);
+  if (status s = reset_tiles<A>(fn, bytes, tiles, stream); !s) return s;
   return launch_with_shared(fn, "pipelined_scan_kernel", kernel, grid, shape::threads, dynamic, stream, in, out, n,
                             tile_status<A>(bytes + tile_counter_bytes, tiles),
                             reinterpret_cast<unsigned long long*>(bytes), init, mode, op);
@@ -187,7 +199,7 @@ constexpr auto chained_stream_kernel() {
 }
 
 // The chained scan on StreamScan's 3D intra-block scan, chained_shapes[Shape],
-// on raw pointers of A (16-byte accesses). Temp storage at `bytes` (reset).
+// on raw pointers of A (16-byte accesses). Temp storage at `bytes` (reset here).
 // A clustered shape makes each cluster of blocks one link of the chain. False
 // in `ran` where the pointers are not 16-byte aligned, the GPU's blocks
 // cannot have the shape's shared memory, or (clustered) the GPU has no
@@ -240,6 +252,7 @@ status launch_stream_scan(const char* fn, unsigned char* bytes, const A* in, A* 
   const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
   const tile_status<A> links(bytes + tile_counter_bytes, tiles);  // one word a tile, or a cluster
   auto* counter = reinterpret_cast<unsigned long long*>(bytes);
+  if (status s = reset_tiles<A>(fn, bytes, tiles, stream); !s) return s;
   ran = true;
   if constexpr (clustered) {
     const std::int64_t grid = (tiles + policy::cluster - 1) / policy::cluster * policy::cluster;
@@ -252,7 +265,8 @@ status launch_stream_scan(const char* fn, unsigned char* bytes, const A* in, A* 
 }
 
 // Single-pass strategies: temp storage is a tile counter and the tile status
-// words, both reset by one stream-ordered memset; then one kernel. The chained
+// words, both reset by one stream-ordered memset (by the launcher of the
+// shape that runs); then one kernel. The chained
 // scan runs [StreamScan]'s intra-block scans: StreamScan's 3D one
 // (agent_stream_scan, the default) or the 2D matrix scan (agent_scan); the
 // decoupled look-back runs the vectorised agent where the pointers allow.
@@ -273,7 +287,6 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
       !s || !proceed)
     return s;
   unsigned char* bytes = static_cast<unsigned char*>(aligned);
-  if (status s = reset_tile_status(fn, bytes, counter_bytes + status_bytes, stream); !s) return s;
   constexpr look_back_kind kind = Chained ? look_back_kind::chained : look_back_kind::decoupled;
   auto* counter = reinterpret_cast<unsigned long long*>(bytes);
   if constexpr (vector_fits) {
@@ -302,6 +315,7 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
   auto run = [&](auto shape) {
     using policy = tuning::single_pass_policy_for<A, Chained, decltype(shape)::value>;
     const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
+    if (status s = reset_tiles<A>(fn, bytes, tiles, stream); !s) return s;
     return launch(fn, Chained ? "single_pass_scan_kernel<chained>" : "single_pass_scan_kernel<decoupled>",
                   single_pass_scan_kernel<policy, kind, A, InIt, OutIt, Op>, tiles, policy::threads, stream, in,
                   out, n, tile_status<A>(bytes + counter_bytes, tiles), counter, init, mode, op);

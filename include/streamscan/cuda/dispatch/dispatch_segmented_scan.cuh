@@ -248,8 +248,7 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
     if (dedicated_strategy && vector_aligned<A, tuning::segmented_scan_policy<A>::vector_width>(in, out)) {
       const auto input = read_only_input(in);
       if constexpr (plain) {
-        unsigned char* bytes = base + bits_bytes;
-        if (status s = reset_tile_status(fn, bytes, dedicated_bytes, stream); !s) return s;
+        unsigned char* bytes = base + bits_bytes;  // launch_vector_scan resets it
         constexpr int shape0 = tuning::vector_scan_policy_for<A>::tunable ? tuning::default_vector_shape(sizeof(A)) : 0;
         return heads.backward ? launch_vector_scan<true, shape0>(fn, bytes, input, out, n, op, init, mode, stream)
                               : launch_vector_scan<false, shape0>(fn, bytes, input, out, n, op, init, mode, stream);
