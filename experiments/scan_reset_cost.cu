@@ -146,22 +146,6 @@ void run_size(int log_n) {
               1e3 * t_cub, t_cub / t_copy, 1e3 * t_scan, t_scan / t_copy, 1e3 * t_kernel, t_kernel / t_copy,
               1e3 * t_reset, 1e3 * t_old, t_old / t_copy, 1e3 * t_init, t_init / t_copy);
 
-  // How a reset's cost grows with its bytes: a memset of each size (all
-  // within the temp storage), then the kernel.
-  if (std::getenv("RESET_SWEEP")) {
-    std::printf("     memset+kernel by memset bytes:");
-    for (std::size_t b : {std::size_t{256}, std::size_t{1024}, std::size_t{2048}, std::size_t{4096},
-                          std::size_t{8192}, std::size_t{16384}, std::size_t{65536}}) {
-      if (b > our_bytes) break;
-      const double t = median_ms(repeats, [&](int r) {
-        check(cudaMemsetAsync(temp, 0, b), "cudaMemsetAsync");
-        kernel_only(r);
-      }).median_ms;
-      std::printf(" %zu: %.2f us |", b, 1e3 * t);
-    }
-    std::printf("\n");
-  }
-
   for (int s = 0; s < sets; ++s) {
     cudaFree(in[s]);
     cudaFree(out[s]);
