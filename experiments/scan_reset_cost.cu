@@ -9,6 +9,9 @@
 //   reset           the cudaMemsetAsync alone (the counter and this shape's tiles' flags)
 //   old             a memset of the whole temp storage (sized for the smallest shape), then
 //                   the kernel: what the library did before it reset only what runs
+//   1 memset        one memset of the counter and this shape's flags, then the kernel
+//   2 memsets       the counter and the flags in two memsets, then the kernel (what the
+//                   library does where the two together pass tuning::short_memset_bytes)
 //   init+kernel     a one-block zeroing kernel instead of the memset, then the scan kernel
 // Inputs and outputs rotate over >= 256 MiB so that no size is timed from L2.
 // Every output is checked against CUB's. Prints median us of 50 and each
@@ -136,15 +139,25 @@ void run_size(int log_n) {
     old_reset(r);
     kernel_only(r);
   }).median_ms;
+  const double t_one = median_ms(repeats, [&](int r) {
+    reset(r);
+    kernel_only(r);
+  }).median_ms;
+  const double t_two = median_ms(repeats, [&](int r) {
+    check(cudaMemsetAsync(temp, 0, sizeof(unsigned long long)), "cudaMemsetAsync");
+    check(cudaMemsetAsync(temp + sd::tile_counter_bytes, 0, reset_bytes - sd::tile_counter_bytes), "cudaMemsetAsync");
+    kernel_only(r);
+  }).median_ms;
   const double t_init = median_ms(repeats, [&](int r) {
     init_kernel(r);
     kernel_only(r);
   }).median_ms;
   std::printf("2^%-2d %6.0f tiles | memcpy %7.2f us | cub %7.2f (%.2fx) | scan %7.2f (%.2fx) | kernel %7.2f (%.2fx) |"
-              " reset %6.2f | old reset+kernel %7.2f (%.2fx) | init+kernel %7.2f (%.2fx)\n",
+              " reset %6.2f | old reset+kernel %7.2f (%.2fx) | 1 memset %7.2f | 2 memsets %7.2f |"
+              " init+kernel %7.2f (%.2fx)\n",
               log_n, double(tiles), 1e3 * t_copy,
               1e3 * t_cub, t_cub / t_copy, 1e3 * t_scan, t_scan / t_copy, 1e3 * t_kernel, t_kernel / t_copy,
-              1e3 * t_reset, 1e3 * t_old, t_old / t_copy, 1e3 * t_init, t_init / t_copy);
+              1e3 * t_reset, 1e3 * t_old, t_old / t_copy, 1e3 * t_one, 1e3 * t_two, 1e3 * t_init, t_init / t_copy);
 
   for (int s = 0; s < sets; ++s) {
     cudaFree(in[s]);

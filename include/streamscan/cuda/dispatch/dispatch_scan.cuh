@@ -113,9 +113,16 @@ inline status reset_tile_status(const char* fn, void* bytes, std::size_t size, c
 // of the shape about to run, not the temp storage's size (which is for the
 // smallest shape): a memset's time grows with its bytes, and at small and
 // middle sizes it is a good part of the scan's.
+// Two short memsets (the counter, then the words) where the counter's
+// padding alone makes one memset long (tuning::short_memset_bytes).
 template <class A>
 status reset_tiles(const char* fn, unsigned char* bytes, std::int64_t tiles, cudaStream_t stream) {
-  return reset_tile_status(fn, bytes, tile_counter_bytes + tile_status<A>::reset_bytes(tiles), stream);
+  const std::size_t words = tile_status<A>::reset_bytes(tiles);
+  if (tile_counter_bytes + words > tuning::short_memset_bytes && words <= tuning::short_memset_bytes) {
+    if (status s = reset_tile_status(fn, bytes, sizeof(unsigned long long), stream); !s) return s;
+    return reset_tile_status(fn, bytes + tile_counter_bytes, words, stream);
+  }
+  return reset_tile_status(fn, bytes, tile_counter_bytes + words, stream);
 }
 
 // The vectorised decoupled look-back kernel at vector shape `Shape`: an
