@@ -35,8 +35,11 @@ class single_pass_cuda : public ::testing::Test {
   }
 };
 
+// `two_memsets_n`: a size whose tile counter and status words the default
+// shape resets in two memsets (dispatch_scan.cuh: reset_tiles); the first
+// calls run it twice and one less, so that each finds the last one's flags.
 template <class T, class Op>
-void check_reused_temp(ss::scan_strategy strategy, Op op, const char* name) {
+void check_reused_temp(ss::scan_strategy strategy, Op op, const char* name, std::int64_t two_memsets_n = 0) {
   auto rng = st::make_rng(std::string("reuse_") + name + ss::to_string(strategy));
   const std::int64_t max_n = std::int64_t{1} << 22;
   std::size_t max_bytes = 0;
@@ -46,7 +49,8 @@ void check_reused_temp(ss::scan_strategy strategy, Op op, const char* name) {
   st::device_buffer<T> d_in(max_n), d_out(max_n);
   std::uniform_int_distribution<std::int64_t> size(1, max_n);
   for (int call = 0; call < 40; ++call) {
-    const std::int64_t n = call % 4 == 0 ? size(rng) : size(rng) % 20000 + 1;  // mostly short: few tiles, reused words
+    std::int64_t n = call % 4 == 0 ? size(rng) : size(rng) % 20000 + 1;  // mostly short: few tiles, reused words
+    if (two_memsets_n > 0 && call < 3) n = two_memsets_n - (call == 2);
     SCOPED_TRACE("seed " + std::to_string(st::global_seed()) + " call " + std::to_string(call) + " n=" +
                  std::to_string(n) + " " + ss::to_string(strategy));
     const auto in = st::random_vector<T>(rng, n);
@@ -65,7 +69,10 @@ void check_reused_temp(ss::scan_strategy strategy, Op op, const char* name) {
 
 TEST_F(single_pass_cuda, temp_storage_reused_across_calls) {
   for (const auto strategy : single_pass) {
-    check_reused_temp<std::int32_t>(strategy, ss::plus{}, "int32");   // packed status words
+    // Packed status words; 512 tiles of 8192 int32 and 256 of 4096 uint64
+    // are 4096 bytes of words.
+    check_reused_temp<std::int32_t>(strategy, ss::plus{}, "int32", std::int64_t{1} << 22);
+    check_reused_temp<std::uint64_t>(strategy, ss::plus{}, "uint64", std::int64_t{1} << 20);
     check_reused_temp<st::mat2u>(strategy, st::mat2u_product{}, "mat2u");  // split status words
   }
 }
