@@ -109,12 +109,10 @@ inline status reset_tile_status(const char* fn, void* bytes, std::size_t size, c
 }
 
 // Zeroes what a single-pass kernel over `tiles` tiles of A reads before it
-// is written: the tile counter and the tiles' status flags. Only the tiles
-// of the shape about to run, not the temp storage's size (which is for the
-// smallest shape): a memset's time grows with its bytes, and at small and
-// middle sizes it is a good part of the scan's.
-// Two short memsets (the counter, then the words) where the counter's
-// padding alone makes one memset long (tuning::short_memset_bytes).
+// is written: the tile counter and those tiles' status flags, not the whole
+// temp storage (sized for the smallest shape), since a memset's time grows
+// with its bytes. Two short memsets (the counter, then the words) where the
+// counter's slot alone makes one memset long (tuning::short_memset_bytes).
 template <class A>
 status reset_tiles(const char* fn, unsigned char* bytes, std::int64_t tiles, cudaStream_t stream) {
   const std::size_t words = tile_status<A>::reset_bytes(tiles);
