@@ -107,6 +107,49 @@ TEST(segmented_cuda_dedicated, UnknownPolicyIsNamed) {
   EXPECT_NE(s.message().find("s256x8"), std::string::npos) << s.message();
 }
 
+// One temp allocation reused call after call: each reset must clear the
+// status words the last call left (only the running shape's are reset), at
+// sizes from many tiles down to a few, forward and backward, head bits.
+TEST(segmented_cuda_dedicated, TempStorageReusedAcrossCalls) {
+  namespace ss = streamscan;
+  namespace st = streamscan_test;
+  if (!st::cuda_backend::available()) GTEST_SKIP() << "no CUDA device";
+  auto rng = st::make_rng("sdr");
+  const std::int64_t max_n = std::int64_t{1} << 22;
+  std::size_t max_bytes = 0;
+  const ss::segmented_options sizing{ss::scan_direction::forward, {ss::scan_strategy::decoupled_lookback}};
+  ASSERT_TRUE(ss::cuda::segmented_inclusive_scan(nullptr, max_bytes, static_cast<const std::int32_t*>(nullptr),
+                                                 static_cast<std::int32_t*>(nullptr), max_n, ss::head_bits{},
+                                                 ss::plus{}, nullptr, sizing)
+                  .is_ok());
+  st::device_buffer<unsigned char> temp(max_bytes);
+  st::device_buffer<std::int32_t> d_in(max_n), d_out(max_n);
+  st::device_buffer<std::uint32_t> d_bits((max_n + 31) / 32);
+  std::uniform_int_distribution<std::int64_t> size(1, max_n);
+  for (int call = 0; call < 16; ++call) {
+    const std::int64_t n = call < 2 ? max_n - call : call % 3 == 0 ? size(rng) : size(rng) % 40000 + 1;
+    const auto dir = call % 2 ? ss::scan_direction::backward : ss::scan_direction::forward;
+    SCOPED_TRACE("seed " + std::to_string(st::global_seed()) + " call " + std::to_string(call) + " n=" +
+                 std::to_string(n));
+    const st::segments_fixture segs = st::make_segments(rng, n, call % 4 == 0 ? 1e12 : 300);
+    const auto in = st::random_vector<std::int32_t>(rng, n);
+    STREAMSCAN_TEST_CUDA(cudaMemcpy(d_in.get(), in.data(), n * sizeof(std::int32_t), cudaMemcpyHostToDevice));
+    STREAMSCAN_TEST_CUDA(cudaMemcpy(d_bits.get(), segs.bits.data(), segs.bits.size() * sizeof(std::uint32_t),
+                                    cudaMemcpyHostToDevice));
+    std::size_t bytes = max_bytes;  // more than this n needs: allowed
+    const ss::segmented_options opt{dir, {ss::scan_strategy::decoupled_lookback}};
+    const ss::status s = ss::cuda::segmented_inclusive_scan(
+        temp.get(), bytes, static_cast<const std::int32_t*>(d_in.get()), d_out.get(), n,
+        ss::head_bits(static_cast<const std::uint32_t*>(d_bits.get())), ss::plus{}, nullptr, opt);
+    ASSERT_TRUE(s.is_ok()) << s.message();
+    STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+    std::vector<std::int32_t> out(static_cast<std::size_t>(n));
+    STREAMSCAN_TEST_CUDA(cudaMemcpy(out.data(), d_out.get(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
+    ASSERT_TRUE(st::compare_exact(out, st::oracle_segmented<std::int32_t>(in, segs.flags, ss::plus{},
+                                                                         seg_kind::inclusive, 0, dir)));
+  }
+}
+
 }  // namespace
 
 namespace {

@@ -59,11 +59,12 @@ constexpr bool segmented_kernel_fits() {
 
 // The dedicated kernel at the shape `policy_name` names (else the tuning file's
 // or the built-in one): a tile counter and the tile status words in `bytes`
-// (sized for the smallest shape), reset by one memset; then one kernel.
+// (sized for the smallest shape; the launch resets those of its shape), then
+// one kernel.
 // Backward scans put filler slots before the first tile, so that full tiles
 // are aligned.
 template <class A, class In, class Op>
-status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t bytes_size, In in, A* out,
+status launch_segmented_kernel(const char* fn, unsigned char* bytes, In in, A* out,
                                std::int64_t n, const streamscan::detail::segment_heads& heads, Op op,
                                maybe<A> init, scan_mode mode, const char* policy_name, cudaStream_t stream,
                                const device_facts& facts) {
@@ -73,7 +74,6 @@ status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t
                                streamscan::tuning::op_class<A, Op>(), n, policy_name, facts.device, chosen);
       !s)
     return s;
-  if (status s = reset_tile_status(fn, bytes, bytes_size, stream); !s) return s;
   const maybe<P> pinit{P{init.value, false}, mode == scan_mode::exclusive};
   auto counter = reinterpret_cast<unsigned long long*>(bytes);
   // One tile per block.
@@ -84,6 +84,7 @@ status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t
       using io_t = segmented_tile_io<A, policy::vector_width, Op, decltype(backward)::value, In>;
       const std::int64_t lead = backward ? tiles * policy::tile_items - n : 0;
       const io_t io{in, out, heads, init.value, init.present, mode == scan_mode::exclusive, op};
+      if (status s = reset_tiles<P>(fn, bytes, tiles, stream); !s) return s;
       return launch(fn, "segmented_scan_kernel", segmented_scan_kernel<policy, io_t, Op>, tiles, policy::threads,
                     stream, io, n, lead, tile_status<P>(bytes + tile_counter_bytes, tiles), counter, pinit, mode, op);
     };
@@ -109,6 +110,7 @@ status launch_segmented_kernel(const char* fn, unsigned char* bytes, std::size_t
       const std::int64_t lead = backward ? tiles * pshape::tile_items - n : 0;
       const io_t io{in, out, heads, init.value, init.present, mode == scan_mode::exclusive, op};
       const std::int64_t grid = std::min<std::int64_t>(tiles, std::int64_t{facts.sm_count} * per_sm);
+      if (status s = reset_tiles<P>(fn, bytes, tiles, stream); !s) return s;
       return launch_with_shared(fn, "pipelined_segmented_scan_kernel", kernel, grid, pshape::threads,
                                 pshape::dynamic_shared_bytes, stream, io, n, lead,
                                 tile_status<P>(bytes + tile_counter_bytes, tiles), counter, pinit, mode, op);
@@ -253,7 +255,7 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
         return heads.backward ? launch_vector_scan<true, shape0>(fn, bytes, input, out, n, op, init, mode, stream)
                               : launch_vector_scan<false, shape0>(fn, bytes, input, out, n, op, init, mode, stream);
       }
-      return launch_segmented_kernel<A>(fn, base + bits_bytes, dedicated_bytes, input, out, n,
+      return launch_segmented_kernel<A>(fn, base + bits_bytes, input, out, n,
                                         heads, op, init, mode, opt.scan.policy, stream, facts);
     }
   }

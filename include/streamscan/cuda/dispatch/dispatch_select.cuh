@@ -90,12 +90,9 @@ status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std
                           bool in_place, cudaStream_t stream, const device_facts& facts) {
   using policy = tuning::select_policy<Source::vector_width, Shape>;
   const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
-  constexpr std::size_t counter_bytes = 256;
-  auto reset_status = [&] {
-    return reset(fn, temp, counter_bytes + tile_status<C>::bytes(tiles), stream,
-                 "resetting the tile status words (cudaMemsetAsync)");
-  };
-  const tile_status<C> status_words(temp + counter_bytes, tiles);
+  // The scans' layout and reset (dispatch_scan.cuh): the counter, then the words.
+  auto reset_status = [&] { return reset_tiles<C>(fn, temp, tiles, stream); };
+  const tile_status<C> status_words(temp + tile_counter_bytes, tiles);
   auto* counter = reinterpret_cast<unsigned long long*>(temp);
   if constexpr (policy::outbox_bytes > 0) {
     // The outbox kernel runs the compaction Sources the pipeline can stage.
@@ -218,7 +215,7 @@ status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes
   // multi_level: ballots, group counts, then the temp of the counts' scan.
   const std::size_t pred_bytes = temp_bytes_for<unsigned>(groups * 32), counter_bytes = temp_bytes_for<C>(groups);
   std::size_t scan_bytes = 0;
-  std::size_t required = 256;
+  std::size_t required = tile_counter_bytes;
   if (strategy == select_strategy::stable) {  // sized for the smallest tile of any shape
     const std::int64_t tile = tuning::smallest_select_tile<Source::vector_width>();
     required += tile_status<C>::bytes((n + tile - 1) / tile);
