@@ -1,9 +1,9 @@
 // segment_heads: segmented scans by CSR offsets, which first turn the offsets
 // into head bits (mark_segment_heads_kernel), against the same scan by head
 // bits and CUB's InclusiveSumByKey, int32 2^28, fixed segment lengths 4, 64
-// and 4096. Also times the marking alone against one atomicOr per segment
-// (the kernel before the warp-combined one) and checks that both mark the
-// same bits. Median ms of 20.
+// and 4096. Also times the marking alone (the library's kernel, each word
+// written once from shared memory) against a memset and one global atomicOr
+// per segment, and checks that both mark the same bits. Median ms of 20.
 //   build/experiments/segment_heads [log2 n]
 #include <cub/device/device_scan.cuh>
 
@@ -15,6 +15,7 @@
 
 #include <streamscan/cuda/device/device_segmented_scan.cuh>
 #include <streamscan/cuda/kernels/segment_kernels.cuh>
+#include <streamscan/tuning/segmented_scan.hpp>
 
 #include "../tools/cuda_timing.cuh"
 
@@ -119,10 +120,19 @@ int main(int argc, char** argv) {
       cudaMemsetAsync(bits, 0, words * 4);
       mark_one_atomic_each<<<grid, 256>>>(offsets, m, n, bits);
     });
-    const double new_ms = median_ms([&] {
-      cudaMemsetAsync(bits, 0, words * 4);
-      streamscan::cuda::detail::mark_segment_heads_kernel<<<grid, 256>>>(static_cast<const int*>(offsets), m, n, bits);
-    });
+    int device = 0, sms = 0;
+    check(cudaGetDevice(&device), "device");
+    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SMs");
+    namespace st = streamscan::tuning;
+    const int tile_words = st::mark_heads_tile_words(words, sms);
+    const auto tiled = [&] {
+      streamscan::cuda::detail::mark_segment_heads_kernel<st::mark_heads_items>
+          <<<static_cast<unsigned>((words + tile_words - 1) / tile_words), st::mark_heads_threads,
+             tile_words * sizeof(std::uint32_t)>>>(static_cast<const int*>(offsets), m, n, tile_words, bits);
+    };
+    const double new_ms = median_ms(tiled);
+    check(cudaMemset(bits, 0xff, words * 4), "poison");  // every word must be written
+    tiled();
     std::vector<std::uint32_t> w1(words), w2(words);
     check(cudaMemcpy(w1.data(), bits_ref, words * 4, cudaMemcpyDeviceToHost), "copy");
     check(cudaMemcpy(w2.data(), bits, words * 4, cudaMemcpyDeviceToHost), "copy");

@@ -150,6 +150,57 @@ TEST(segmented_cuda_dedicated, TempStorageReusedAcrossCalls) {
   }
 }
 
+// The offsets-to-bits kernel alone, at every tile size it can be given,
+// against a host oracle (the bit of every non-empty segment's start): runs of
+// thousands of empty segments (at 0, inside, at n), single elements, segments
+// longer than a tile, n not a multiple of 32; int32 and int64 offsets; every
+// word poisoned first (none may be left unwritten).
+template <class Offset>
+void marking_matches_oracle(const char* test) {
+  namespace st = streamscan_test;
+  if (!st::cuda_backend::available()) GTEST_SKIP() << "no CUDA device";
+  auto rng = st::make_rng(test);
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{31}, std::int64_t{33}, std::int64_t{8191},
+                               std::int64_t{262145}, std::int64_t{1} << 20, (std::int64_t{1} << 21) + 77}) {
+    for (const double mean : {1.0, 4.0, 300.0, 1e6}) {
+      std::vector<Offset> offsets{0};
+      std::bernoulli_distribution head(1.0 / mean), run(0.0002);
+      for (std::int64_t i = 1; i < n; ++i) {
+        if (run(rng))  // a long run of empty segments before element i
+          offsets.insert(offsets.end(), static_cast<std::size_t>(rng() % 5000 + 1000), static_cast<Offset>(i));
+        if (head(rng)) offsets.push_back(static_cast<Offset>(i));
+      }
+      if (rng() % 2) offsets.insert(offsets.begin(), 3000, Offset{0});  // empty segments at 0
+      offsets.insert(offsets.end(), static_cast<std::size_t>(rng() % 3000 + 1), static_cast<Offset>(n));
+      const std::int64_t m = static_cast<std::int64_t>(offsets.size()) - 1, words = (n + 31) / 32;
+      std::vector<std::uint32_t> expect(static_cast<std::size_t>(words), 0u);
+      for (std::int64_t k = 0; k < m; ++k)
+        if (offsets[k] < offsets[k + 1]) expect[offsets[k] / 32] |= 1u << (offsets[k] % 32);
+      st::device_buffer<Offset> d_offsets(offsets.size());
+      st::device_buffer<std::uint32_t> d_bits(static_cast<std::size_t>(words));
+      STREAMSCAN_TEST_CUDA(cudaMemcpy(d_offsets.get(), offsets.data(), offsets.size() * sizeof(Offset),
+                                      cudaMemcpyHostToDevice));
+      for (int tile_words = 256; tile_words <= streamscan::tuning::mark_heads_max_words; tile_words *= 4) {
+        SCOPED_TRACE("seed " + std::to_string(st::global_seed()) + " n=" + std::to_string(n) + " mean " +
+                     std::to_string(mean) + " segments " + std::to_string(m) + " tile words " +
+                     std::to_string(tile_words));
+        STREAMSCAN_TEST_CUDA(cudaMemset(d_bits.get(), 0xA7, static_cast<std::size_t>(words) * 4));
+        streamscan::cuda::detail::mark_segment_heads_kernel<streamscan::tuning::mark_heads_items>
+            <<<static_cast<unsigned>((words + tile_words - 1) / tile_words), streamscan::tuning::mark_heads_threads,
+               tile_words * sizeof(std::uint32_t)>>>(static_cast<const Offset*>(d_offsets.get()), m, n, tile_words,
+                                                      d_bits.get());
+        STREAMSCAN_TEST_CUDA(cudaGetLastError());
+        std::vector<std::uint32_t> got(static_cast<std::size_t>(words));
+        STREAMSCAN_TEST_CUDA(cudaMemcpy(got.data(), d_bits.get(), got.size() * 4, cudaMemcpyDeviceToHost));
+        ASSERT_EQ(got, expect);
+      }
+    }
+  }
+}
+
+TEST(segmented_cuda_offsets, MarkingMatchesOracleInt32) { marking_matches_oracle<std::int32_t>("smo"); }
+TEST(segmented_cuda_offsets, MarkingMatchesOracleInt64) { marking_matches_oracle<std::int64_t>("smp"); }
+
 }  // namespace
 
 namespace {

@@ -1,8 +1,9 @@
 // `streamscan bench --primitives segmented` on the GPU: int32 sums over
-// fixed-length segments, head bits and head bytes, forward and backward,
-// against memcpy and CUB's InclusiveSumByKey, in one process on the same
-// buffers. GB/s counts each algorithm's own bytes: ours 4n in + 4n out + the
-// flags (n/8 as bits, n as bytes); CUB's keys add 4n.
+// fixed-length segments, head bits, head bytes and int32 CSR offsets,
+// forward and backward, against memcpy and CUB's InclusiveSumByKey, in one
+// process on the same buffers. GB/s counts each algorithm's own bytes: ours
+// 4n in + 4n out + the description (n/8 as bits, n as bytes, 4(m + 1) as
+// offsets); CUB's keys add 4n.
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/reverse_iterator.h>
 
@@ -25,15 +26,17 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
   const std::string type = "int32/seg" + std::to_string(length);
   std::size_t free_b = 0, total_b = 0;
   cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-  if (static_cast<double>(n) * 22 + (512 << 20) > static_cast<double>(free_b)) {
+  const std::int64_t m = (n + length - 1) / length;
+  if (static_cast<double>(n) * 22 + 4.0 * (m + 1) + (512 << 20) > static_cast<double>(free_b)) {
     rep.skipped.push_back(type + " 2^" + std::to_string(log2n) + ": not enough device memory");
     return;
   }
   device_array<std::int32_t> in(n), out(n), ref(n), ref_back(n), keys(n);
   device_array<unsigned char> flags(n);
   device_array<std::uint32_t> bits((n + 31) / 32);
+  device_array<std::int32_t> offsets(m + 1);
   fill_kernel<<<1024, 256>>>(in.p, n, bench_seed);
-  make_segments_kernel<<<1024, 256>>>(n, length, keys.p, flags.p, bits.p, nullptr, 0);
+  make_segments_kernel<<<1024, 256>>>(n, length, keys.p, flags.p, bits.p, offsets.p, m);
   cuda_check(cudaDeviceSynchronize(), "make segments");
   const double values = 8.0 * n;
   auto add = [&](const std::string& algorithm, double bytes, const timing& ms, bool ok) {
@@ -120,6 +123,8 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
     ours("segmented head_bits bwd", streamscan::head_bits(words), n / 8.0, scan_direction::backward, automatic,
          shape.c_str());
   ours("segmented head_flags fwd", streamscan::head_flags(bytes), 1.0 * n, scan_direction::forward);
+  ours("segmented offsets fwd", streamscan::segment_offsets<const std::int32_t*>{offsets.p, m}, 4.0 * (m + 1),
+       scan_direction::forward);
   ours("segmented bits fwd reduce_then_scan", streamscan::head_bits(words), n / 8.0, scan_direction::forward,
        streamscan::scan_strategy::reduce_then_scan);
   if (length == o.segment_lengths.front()) {  // the plain scans do not depend on the segment length
@@ -141,7 +146,7 @@ void bench_length(const bench_options& o, int log2n, std::int64_t length, bench_
 }  // namespace
 
 int gpu_bench_segmented(const bench_options& o, bench_report& rep) {
-  return bench_every_length(o, rep, 16, bench_length);
+  return bench_every_length(o, rep, 17, bench_length);
 }
 
 }  // namespace streamscan_tool

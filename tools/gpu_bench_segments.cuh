@@ -13,9 +13,9 @@ namespace streamscan_tool {
 
 // Segment k = [k * length, (k+1) * length): keys, head bytes and head bits;
 // and, when `offsets` is not null, the m + 1 offsets (the last one n).
-template <class Key>
+template <class Key, class Offset>
 __global__ void make_segments_kernel(std::int64_t n, std::int64_t length, Key* keys, unsigned char* flags,
-                                     std::uint32_t* bits, std::int64_t* offsets, std::int64_t m) {
+                                     std::uint32_t* bits, Offset* offsets, std::int64_t m) {
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
   const std::int64_t first = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   for (std::int64_t i = first; i < (n + 31) / 32 * 32; i += stride) {
@@ -28,7 +28,7 @@ __global__ void make_segments_kernel(std::int64_t n, std::int64_t length, Key* k
     if (threadIdx.x % 32 == 0) bits[i / 32] = word;
   }
   if (offsets != nullptr)
-    for (std::int64_t k = first; k <= m; k += stride) offsets[k] = k * length < n ? k * length : n;
+    for (std::int64_t k = first; k <= m; k += stride) offsets[k] = static_cast<Offset>(k * length < n ? k * length : n);
 }
 
 // bench_length(o, log2n, length, report, bar) for every size and segment

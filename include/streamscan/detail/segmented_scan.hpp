@@ -280,7 +280,7 @@ segment_heads heads_of(const S& s, std::int64_t n, bool backward, const std::uin
 
 // Marks the first element of every non-empty segment in `bits` (zeroed
 // before); offsets outside [0, n) are ignored. The CPU back end runs it as a
-// loop, the CUDA back end a warp per 32 segments with an atomicOr per word.
+// loop, the CUDA back end a block per tile of words (mark_segment_heads_kernel).
 template <class OffsetIt>
 STREAMSCAN_HOST_DEVICE inline bool segment_start(const OffsetIt& offsets, std::int64_t k, std::int64_t n,
                                                  std::int64_t& start) {

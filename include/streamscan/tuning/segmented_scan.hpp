@@ -54,6 +54,22 @@ struct segmented_scan_policy : look_back_tuning {
   static constexpr int reduce_warps = segmented_shapes[Shape].reduce_warps;
 };
 
+// Head bits from CSR offsets (mark_segment_heads_kernel): threads a block,
+// consecutive offsets a thread folds into one word, and the words a block
+// owns: the largest power of two from mark_heads_min_words to
+// mark_heads_max_words (its shared memory) that still gives every SM
+// mark_heads_blocks_per_sm blocks.
+inline constexpr int mark_heads_threads = 256;
+inline constexpr int mark_heads_items = 8;
+inline constexpr int mark_heads_min_words = 256;
+inline constexpr int mark_heads_max_words = 8192;
+inline constexpr int mark_heads_blocks_per_sm = 4;
+constexpr int mark_heads_tile_words(std::int64_t words, int sm_count) {
+  int w = mark_heads_max_words;
+  while (w > mark_heads_min_words && (words + w - 1) / w < std::int64_t{sm_count} * mark_heads_blocks_per_sm) w /= 2;
+  return w;
+}
+
 // The smallest tile of any shape: the tile status words are sized for it.
 template <class V>
 constexpr std::int64_t smallest_segmented_tile() {

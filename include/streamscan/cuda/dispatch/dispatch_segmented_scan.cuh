@@ -225,17 +225,20 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
         return s;
   }
   if (n == 0) return status::ok();
-  if (words > 0) {
+  // The conversions write every word; no_segments reads one zero word.
+  if constexpr (std::is_same_v<Segments, no_segments>) {
     if (const cudaError_t e = cudaMemsetAsync(bits, 0, words * 4, stream); e != cudaSuccess) {
       cudaGetLastError();
       return cuda_status(fn, "clearing the head bits (cudaMemsetAsync)", e);
     }
   }
   if constexpr (by_offsets) {
-    const std::int64_t m = segments.num_segments;
-    const std::int64_t grid = m == 0 ? 0 : (m + 255) / 256 < 4096 ? (m + 255) / 256 : 4096;
-    if (status s = launch(fn, "mark_segment_heads_kernel", mark_segment_heads_kernel<decltype(segments.offsets)>,
-                          grid, 256, stream, segments.offsets, m, n, bits);
+    const int tile_words = tuning::mark_heads_tile_words(static_cast<std::int64_t>(words), facts.sm_count);
+    const std::int64_t grid = (static_cast<std::int64_t>(words) + tile_words - 1) / tile_words;
+    if (status s = launch_with_shared(fn, "mark_segment_heads_kernel",
+                          mark_segment_heads_kernel<tuning::mark_heads_items, decltype(segments.offsets)>, grid,
+                          tuning::mark_heads_threads, tile_words * sizeof(std::uint32_t), stream, segments.offsets,
+                          segments.num_segments, n, tile_words, bits);
         !s)
       return s;
   } else if constexpr (std::is_same_v<Segments, head_flags>) {

@@ -9,37 +9,78 @@
 
 namespace streamscan::cuda::detail {
 
-// Sets the bit of every segment's first element (bits zeroed before); empty
-// segments and offsets outside [0, n) set nothing. A warp reads 32
-// consecutive segments; the lanes whose starts fall in one 32-bit word OR
-// their bits together by shuffles and the last of them writes the word with
-// one atomicOr, so that short segments (several starts a word) cost a few
-// atomics a warp rather than one a segment. Non-decreasing offsets put the
-// lanes of a word next to each other; any other order is still marked right,
-// with more atomics (lanes OR only bits of their own word).
+// The first k in [0, m) with offsets[k] >= value (m when none), found by a
+// whole warp: each round the 32 lanes probe evenly spaced entries and the
+// ballot of "below value" narrows the range 32-fold. Every lane returns it.
+// On offsets that are not non-decreasing it still ends, inside [0, m].
 template <class OffsetIt>
-__global__ void mark_segment_heads_kernel(OffsetIt offsets, std::int64_t num_segments, std::int64_t n,
-                                          std::uint32_t* bits) {
-  const int lane = static_cast<int>(threadIdx.x % 32);
-  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
-  for (std::int64_t first = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x - lane; first < num_segments;
-       first += stride) {
-    const std::int64_t k = first + lane;
-    std::int64_t start = -1;
-    const bool head = k < num_segments && streamscan::detail::segment_start(offsets, k, n, start);
-    // Lanes with nothing to mark join their neighbours' word when theirs is
-    // in range, and otherwise take a word no other lane has.
-    const std::int64_t word = start >= 0 && start < n ? start >> 5 : -1 - lane;
-    std::uint32_t mine = head ? 1u << (start & 31) : 0u;
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-      const std::int64_t other_word = __shfl_up_sync(0xffffffffu, word, d);
-      const std::uint32_t other = __shfl_up_sync(0xffffffffu, mine, d);
-      if (lane >= d && other_word == word) mine |= other;
+__device__ std::int64_t warp_lower_bound(OffsetIt offsets, std::int64_t m, std::int64_t value, int lane) {
+  std::int64_t lo = 0, hi = m;  // the answer lies in [lo, hi]
+  while (hi > lo) {
+    const std::int64_t step = (hi - lo + 31) / 32;
+    const std::int64_t probe = lo + lane * step;
+    const bool below = probe < hi && static_cast<std::int64_t>(offsets[probe]) < value;
+    const int c = __popc(__ballot_sync(0xffffffffu, below));
+    // Lane c - 1's entry is below value and lane c's (if any) is not.
+    if (c == 0) {
+      hi = lo;
+    } else {
+      const std::int64_t next_hi = lo + c * step;
+      lo += (c - 1) * step + 1;
+      hi = next_hi < hi ? next_hi : hi;
     }
-    const std::int64_t next_word = __shfl_down_sync(0xffffffffu, word, 1);
-    if ((lane == 31 || next_word != word) && mine != 0) atomicOr(bits + word, mine);
   }
+  return lo;
+}
+
+// Head bits from CSR offsets, each word written once: no zeroing before and
+// no atomics in global memory. Block b owns `tile_words` words (elements
+// [e0, e1)); two warps find the offsets that fall there by warp_lower_bound,
+// the block ORs their bits into its words in shared memory (a thread folds
+// its Items consecutive offsets first, so short segments cost about one
+// shared atomic a word), then writes every word. For the documented shape
+// (offsets[0] = 0, non-decreasing, offsets[m] = n) "element e equals some
+// offsets[k], k < m, and e < n" is "e starts a non-empty segment": a run of
+// empty segments at e ends with an entry past e, at the latest offsets[m].
+// Broken offsets give unspecified bits, never a write outside the block's
+// words. Dynamic shared memory: tile_words words.
+template <int Items, class OffsetIt>
+__global__ void mark_segment_heads_kernel(OffsetIt offsets, std::int64_t num_segments, std::int64_t n,
+                                          int tile_words, std::uint32_t* bits) {
+  extern __shared__ std::uint32_t tile[];
+  __shared__ std::int64_t range[2];
+  const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
+  const std::int64_t e0 = std::int64_t(blockIdx.x) * tile_words * 32;
+  const std::int64_t e1 = e0 + std::int64_t{tile_words} * 32 < n ? e0 + std::int64_t{tile_words} * 32 : n;
+  if (warp < 2) {
+    const std::int64_t k = warp_lower_bound(offsets, num_segments, warp == 0 ? e0 : e1, lane);
+    if (lane == 0) range[warp] = k;
+  }
+  for (int w = threadIdx.x; w < tile_words; w += blockDim.x) tile[w] = 0u;
+  __syncthreads();
+  const std::int64_t k0 = range[0], k1 = range[1];
+  for (std::int64_t k = k0 + std::int64_t{threadIdx.x} * Items; k < k1; k += std::int64_t{blockDim.x} * Items) {
+    std::int64_t e[Items];
+#pragma unroll
+    for (int j = 0; j < Items; ++j) e[j] = k + j < k1 ? static_cast<std::int64_t>(offsets[k + j]) : -1;
+    int word = -1;
+    std::uint32_t mask = 0u;
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      if (e[j] < e0 || e[j] >= e1) continue;
+      const int local = static_cast<int>(e[j] - e0);
+      if (local / 32 != word) {
+        if (word >= 0) atomicOr(tile + word, mask);
+        word = local / 32;
+        mask = 0u;
+      }
+      mask |= 1u << (local % 32);
+    }
+    if (word >= 0) atomicOr(tile + word, mask);
+  }
+  __syncthreads();
+  const std::int64_t first = std::int64_t(blockIdx.x) * tile_words, words = (n + 31) / 32;
+  for (int w = threadIdx.x; w < tile_words && first + w < words; w += blockDim.x) bits[first + w] = tile[w];
 }
 
 // Checked mode: record[0] becomes the smallest k in [0, m] whose offset
