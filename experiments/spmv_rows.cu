@@ -5,7 +5,8 @@
 // are not summed by their group: their ids go to a list that a second
 // kernel sums one block a row, so that a few long rows cannot stall a group
 // for the whole kernel. The library's row_groups strategy grew out of this
-// (spmv_kernels.cuh), with long rows cut into chunks instead. Matrices:
+// (spmv_kernels.cuh), with long rows cut into chunks instead. gGrR: R rows a
+// group, their loads issued together (row_group_multi_kernel). Matrices:
 // 1-3 non-zeros a row with random columns (16M rows, the issue's short-rows
 // case), the same with 16 rows of 2^17 non-zeros (the spill path), the 3D
 // 7-point Poisson stencil (160^3) and 16 a row (4M rows); float and double.
@@ -61,6 +62,54 @@ __global__ void __launch_bounds__(Threads)
 #pragma unroll
   for (int d = G / 2; d > 0; d /= 2) sum += __shfl_xor_sync(mask, sum, d);
   if (lane == 0) y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
+}
+
+// R rows a group, all their first loads in flight together: the group's rows
+// are g, g + groups, ..., g + (R - 1) groups (consecutive groups take
+// consecutive rows, so each load stays coalesced); every lane loads the
+// first column and value of each of its R rows, then gathers the R x entries,
+// before any product, so that a thread has R gathers in flight instead of
+// one. Rows longer than G go on one non-zero a lane per step.
+template <int G, int R, int Threads, class V>
+__global__ void __launch_bounds__(Threads)
+    row_group_multi_kernel(const int* offsets, const int* columns, const V* values, const V* __restrict__ x, V* y,
+                           std::int64_t rows, V alpha, V beta, int spill, unsigned long long* long_count,
+                           int* long_rows) {
+  const std::int64_t groups = static_cast<std::int64_t>(gridDim.x) * Threads / G;
+  const std::int64_t g = (blockIdx.x * static_cast<std::int64_t>(Threads) + threadIdx.x) / G;
+  const int lane = static_cast<int>(threadIdx.x % G);
+  const unsigned mask = G == 32 ? 0xffffffffu : ((1u << G) - 1u) << (threadIdx.x % 32 / G * G);
+  int begin[R], end[R];
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    const std::int64_t row = g + i * groups;
+    begin[i] = row < rows ? offsets[row] : 0;
+    end[i] = row < rows ? offsets[row + 1] : 0;
+    if (end[i] - begin[i] > spill) {
+      if (lane == 0) long_rows[atomicAdd(long_count, 1ull)] = static_cast<int>(row);
+      end[i] = begin[i];
+    }
+  }
+  int column[R];
+  V value[R], sum[R];
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    const int k = begin[i] + lane;
+    column[i] = k < end[i] ? columns[k] : -1;
+    value[i] = k < end[i] ? values[k] : V(0);
+  }
+#pragma unroll
+  for (int i = 0; i < R; ++i) sum[i] = column[i] >= 0 ? value[i] * x[column[i]] : V(0);
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+    for (int k = begin[i] + G + lane; k < end[i]; k += G) sum[i] += values[k] * x[columns[k]];
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+#pragma unroll
+    for (int d = G / 2; d > 0; d /= 2) sum[i] += __shfl_xor_sync(mask, sum[i], d);
+    const std::int64_t row = g + i * groups;
+    if (lane == 0 && row < rows) y[row] = beta == V(0) ? alpha * sum[i] : alpha * sum[i] + beta * y[row];
+  }
 }
 
 // The spilled rows, one block a row (a fixed grid walks the list).
@@ -179,6 +228,29 @@ void measure(const matrix& m) {
   groups(std::integral_constant<int, 4>{});
   groups(std::integral_constant<int, 8>{});
   groups(std::integral_constant<int, 16>{});
+  auto multi = [&](auto g, auto r) {
+    constexpr int G = decltype(g)::value, R = decltype(r)::value;
+    const std::int64_t blocks = (m.rows * G + threads * R - 1) / (threads * R);
+    poison();
+    const double ms = streamscan_tool::median_ms(repeat, [&](int) {
+                        check(cudaMemsetAsync(long_count, 0, sizeof(unsigned long long)), "cudaMemsetAsync");
+                        row_group_multi_kernel<G, R, threads, V><<<static_cast<unsigned>(blocks), threads>>>(
+                            offsets, columns, values, x, y, m.rows, V(1), V(0), 64 * G, long_count, long_rows);
+                        long_rows_kernel<threads, V><<<264, threads>>>(offsets, columns, values, x, y, V(1), V(0),
+                                                                       long_count, long_rows);
+                      }).median_ms;
+    check(cudaGetLastError(), "launch");
+    std::printf(" | g%dr%d %.4f (%.2fx) %s", G, R, ms, t_cusparse / ms, verdict());
+  };
+  using std::integral_constant;
+  multi(integral_constant<int, 1>{}, integral_constant<int, 4>{});
+  multi(integral_constant<int, 2>{}, integral_constant<int, 2>{});
+  multi(integral_constant<int, 2>{}, integral_constant<int, 4>{});
+  multi(integral_constant<int, 4>{}, integral_constant<int, 4>{});
+  multi(integral_constant<int, 8>{}, integral_constant<int, 2>{});
+  multi(integral_constant<int, 8>{}, integral_constant<int, 4>{});
+  multi(integral_constant<int, 16>{}, integral_constant<int, 2>{});
+  multi(integral_constant<int, 16>{}, integral_constant<int, 4>{});
   std::printf("\n");
 
   for (void* p : {static_cast<void*>(offsets), static_cast<void*>(columns), static_cast<void*>(values),

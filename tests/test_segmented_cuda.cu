@@ -160,8 +160,8 @@ void marking_matches_oracle(const char* test) {
   namespace st = streamscan_test;
   if (!st::cuda_backend::available()) GTEST_SKIP() << "no CUDA device";
   auto rng = st::make_rng(test);
-  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{31}, std::int64_t{33}, std::int64_t{8191},
-                               std::int64_t{262145}, std::int64_t{1} << 20, (std::int64_t{1} << 21) + 77}) {
+  const std::vector<std::int64_t> sizes = {1, 31, 33, 8191, 262145, std::int64_t{1} << 20, (std::int64_t{1} << 21) + 77};
+  for (const std::int64_t n : st::capped(sizes)) {
     for (const double mean : {1.0, 4.0, 300.0, 1e6}) {
       std::vector<Offset> offsets{0};
       std::bernoulli_distribution head(1.0 / mean), run(0.0002);
