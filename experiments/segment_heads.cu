@@ -139,6 +139,22 @@ int main(int argc, char** argv) {
     same = same && w1 == w2;
     std::printf("%-8lld %10.4f %10.4f %10.4f %7.2fx %7.2fx | %12.4f %12.4f %s\n", static_cast<long long>(length), cub_ms,
                 bits_ms, off_ms, cub_ms / bits_ms, cub_ms / off_ms, old_ms, new_ms, same ? "ok" : "DIFFERS");
+    // The marking at other tile sizes and block sizes (the kernel takes both at launch).
+    std::printf("  marking ms by words a tile (threads a block):");
+    for (const int threads : {128, 256})
+      for (int w = 128; w <= 8192; w *= 2) {
+        const auto run = [&] {
+          streamscan::cuda::detail::mark_segment_heads_kernel<st::mark_heads_items>
+              <<<static_cast<unsigned>((words + w - 1) / w), threads, w * sizeof(std::uint32_t)>>>(
+                  static_cast<const int*>(offsets), m, n, w, bits);
+        };
+        const double ms = median_ms(run);
+        check(cudaMemset(bits, 0xff, words * 4), "poison");
+        run();
+        check(cudaMemcpy(w2.data(), bits, words * 4, cudaMemcpyDeviceToHost), "copy");
+        std::printf(" %d(%d) %.4f%s", w, threads, ms, w1 == w2 ? "" : " DIFFERS");
+      }
+    std::printf("\n");
   }
   return 0;
 }

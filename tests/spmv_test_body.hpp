@@ -73,9 +73,9 @@ void check_spmv_shapes() {
                                {3, 0, 0, 0, 0},      {1, 3000, 0, 1, 2999}, {200, 50, 6, 0, 0},
                                {511, 700, 3, 0, 0},  {513, 700, 3, 0, 0},  {1025, 90, 2, 0, 0},
                                {4000, 4000, 40, 2, 5000}, {20000, 1000, 0, 0, 0},
-                               // Mean row lengths of about 3.7 and 8.5: row groups of 2 and 8 lanes,
-                               // with rows spilled to chunks (three chunks, one chunk).
-                               {20000, 3000, 6, 3, 9000},  {3000, 2000, 22, 1, 3000}};
+                               // Mean row lengths of about 3.7, 6.9 and 8.5: row groups of 2, 1 and 8
+                               // lanes, with rows spilled to chunks (three chunks, three, one).
+                               {20000, 3000, 6, 3, 9000},  {20000, 3000, 11, 3, 9000}, {3000, 2000, 22, 1, 3000}};
   std::int64_t big_rows = 100000 + static_cast<std::int64_t>(rng() % 100000), long_row = Backend::long_row;
   if (const char* cap = std::getenv("STREAMSCAN_TEST_MAX_N")) {  // runs under compute-sanitizer
     big_rows = std::min<std::int64_t>(big_rows, std::atoll(cap));

@@ -116,15 +116,15 @@ TEST(segmented_cuda_dedicated, TempStorageReusedAcrossCalls) {
   if (!st::cuda_backend::available()) GTEST_SKIP() << "no CUDA device";
   auto rng = st::make_rng("sdr");
   const std::int64_t max_n = std::int64_t{1} << 22;
-  std::size_t max_bytes = 0;
-  const ss::segmented_options sizing{ss::scan_direction::forward, {ss::scan_strategy::decoupled_lookback}};
-  ASSERT_TRUE(ss::cuda::segmented_inclusive_scan(nullptr, max_bytes, static_cast<const std::int32_t*>(nullptr),
-                                                 static_cast<std::int32_t*>(nullptr), max_n, ss::head_bits{},
-                                                 ss::plus{}, nullptr, sizing)
-                  .is_ok());
-  st::device_buffer<unsigned char> temp(max_bytes);
   st::device_buffer<std::int32_t> d_in(max_n), d_out(max_n);
   st::device_buffer<std::uint32_t> d_bits((max_n + 31) / 32);
+  std::size_t max_bytes = 0;  // the size query checks the description's pointer too
+  const ss::segmented_options sizing{ss::scan_direction::forward, {ss::scan_strategy::decoupled_lookback}};
+  const ss::status sized = ss::cuda::segmented_inclusive_scan(
+      nullptr, max_bytes, static_cast<const std::int32_t*>(d_in.get()), d_out.get(), max_n,
+      ss::head_bits(static_cast<const std::uint32_t*>(d_bits.get())), ss::plus{}, nullptr, sizing);
+  ASSERT_TRUE(sized.is_ok()) << sized.message();
+  st::device_buffer<unsigned char> temp(max_bytes);
   std::uniform_int_distribution<std::int64_t> size(1, max_n);
   for (int call = 0; call < 16; ++call) {
     const std::int64_t n = call < 2 ? max_n - call : call % 3 == 0 ? size(rng) : size(rng) % 40000 + 1;

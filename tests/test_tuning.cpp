@@ -352,17 +352,20 @@ TEST(TuningCandidates, DefaultsFollowSizeAndArchitecture) {
   EXPECT_EQ(name_of(alg::scan_then_add, 4, big, 90), "p8");
 }
 
-// SpMV's default: row groups of two lanes for short rows, merge path from a
-// mean of 8; an explicit row_groups widens the groups with the mean.
+// SpMV's default: row groups of two lanes for rows shorter than 4 on average,
+// one lane from 4 to 8, merge path from 8; an explicit row_groups widens the
+// groups with the mean.
 TEST(SpmvTuning, RowGroupLanesFollowTheMeanRowLength) {
   namespace st = streamscan::tuning;
   EXPECT_EQ(st::spmv_group_lanes(0), 2);
-  EXPECT_EQ(st::spmv_group_lanes(7.9), 2);
+  EXPECT_EQ(st::spmv_group_lanes(3.9), 2);
+  EXPECT_EQ(st::spmv_group_lanes(4), 1);
+  EXPECT_EQ(st::spmv_group_lanes(7.9), 1);
   EXPECT_EQ(st::spmv_group_lanes(8), 8);
   EXPECT_EQ(st::spmv_group_lanes(16), 16);
   EXPECT_EQ(st::spmv_group_lanes(32), 32);
   EXPECT_EQ(st::spmv_group_lanes(1e6), 32);
-  EXPECT_LE(st::spmv_row_groups_below, 8.0) << "the default's row groups are two-lane groups";
+  EXPECT_LE(st::spmv_row_groups_below, 8.0) << "the default's row groups have at most two lanes";
   constexpr st::spmv_row_groups shape = st::spmv_row_groups_shape();
   EXPECT_GE(shape.chunk, shape.spill_steps * 32) << "a spilled row takes at most len / spill + 1 chunk slots";
 }

@@ -22,8 +22,9 @@
 // Strategies:
 //   automatic: the default: row_groups below a mean row length of 8
 //     (tuning::spmv_row_groups_below), merge_path from it on.
-//   row_groups: a few lanes of a warp a row (more as the mean row length
-//     grows: tuning::spmv_group_lanes), one pass with no search or staging;
+//   row_groups: one or a few lanes of a warp a row (more as the mean row
+//     length grows: tuning::spmv_group_lanes), one pass with no search or
+//     staging;
 //     a row much longer than its group is cut into chunks of a block each,
 //     whose sums are added in chunk order.
 //   merge_path: the rows and the non-zeros are merged into one sequence and

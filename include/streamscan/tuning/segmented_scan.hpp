@@ -62,7 +62,7 @@ struct segmented_scan_policy : look_back_tuning {
 inline constexpr int mark_heads_threads = 256;
 inline constexpr int mark_heads_items = 8;
 inline constexpr int mark_heads_min_words = 256;
-inline constexpr int mark_heads_max_words = 8192;
+inline constexpr int mark_heads_max_words = 4096;
 inline constexpr int mark_heads_blocks_per_sm = 4;
 constexpr int mark_heads_tile_words(std::int64_t words, int sm_count) {
   int w = mark_heads_max_words;

@@ -34,6 +34,8 @@ constexpr onesweep_shape onesweep_shape_for(int key_bytes, int value_bytes) {
   return {384, fit < 1 ? 1 : (fit > 16 ? 16 : fit), 8, fit < 4 ? 1 : 2};
 }
 
-constexpr radix_histogram_shape radix_histogram_shape_for(int /*key_bytes*/) { return {256, 16, 4}; }
+// The histogram pass: 8 keys a thread and step (16 for 1-byte keys: whole
+// 16-byte loads), 4 blocks a SM (each holds 32 KB of counters).
+constexpr radix_histogram_shape radix_histogram_shape_for(int key_bytes) { return {256, key_bytes == 1 ? 16 : 8, 4}; }
 
 }  // namespace streamscan::tuning

@@ -80,21 +80,29 @@ struct digit_status {
 // d at p * bins + d): one shared atomic per key and pass. Each thread reads
 // ITEMS consecutive keys with 16-byte loads from the first 16-byte boundary
 // on; the keys before it and the last partial step are read one by one.
+// The atomics bound this kernel, and with uniform digits what costs is lanes
+// of a warp meeting in one bank: so each counter has `parts` copies side by
+// side and lane l counts into copy l % parts, which confines the lanes of a
+// copy to 32 / parts banks shared with no other copy (as CUB's histogram).
 template <class K, int THREADS, int ITEMS, int RADIX_BITS>
 struct agent_radix_histogram {
   using U = typename radix_key_traits<K>::bits_type;
   static constexpr int bins = 1 << RADIX_BITS;
-  static constexpr int max_passes = radix_passes::max_passes;
+  static constexpr int max_passes = (8 * int(sizeof(K)) + RADIX_BITS - 1) / RADIX_BITS;
+  static_assert(max_passes <= radix_passes::max_passes, "the passes of one key");
+  static constexpr int parts_fit = 8192 / (max_passes * bins);  // 32 KB of counters
+  static constexpr int parts = parts_fit >= 8 ? 8 : parts_fit >= 4 ? 4 : parts_fit >= 2 ? 2 : 1;
   static constexpr int per_vector = 16 / int(sizeof(K));  // keys of one 16-byte load
   static_assert(16 % sizeof(K) == 0 && ITEMS % per_vector == 0, "whole 16-byte loads");
 
   struct temp_storage {
-    unsigned counts[max_passes][bins];
+    unsigned counts[max_passes][bins][parts];
   };
 
   __device__ static void run(temp_storage& s, const K* keys, std::int64_t n, const radix_passes& passes, U invert,
                              unsigned* hist) {
-    for (int i = static_cast<int>(threadIdx.x); i < passes.count * bins; i += THREADS) (&s.counts[0][0])[i] = 0;
+    for (int i = static_cast<int>(threadIdx.x); i < passes.count * bins * parts; i += THREADS)
+      (&s.counts[0][0][0])[i] = 0;
     __syncthreads();
     const auto misalignment = reinterpret_cast<std::uintptr_t>(keys) % 16;
     std::int64_t head = misalignment % sizeof(K) != 0 ? n : std::int64_t((16 - misalignment) % 16 / sizeof(K));
@@ -125,7 +133,9 @@ struct agent_radix_histogram {
     }
     __syncthreads();
     for (int i = static_cast<int>(threadIdx.x); i < passes.count * bins; i += THREADS) {
-      const unsigned c = (&s.counts[0][0])[i];
+      unsigned c = 0;
+#pragma unroll
+      for (int part = 0; part < parts; ++part) c += s.counts[i / bins][i % bins][part];
       if (c != 0) atomicAdd(hist + i, c);
     }
   }
@@ -133,13 +143,14 @@ struct agent_radix_histogram {
  private:
   template <int N>
   __device__ static void count_run(temp_storage& s, const U (&bits)[N], int valid, const radix_passes& passes) {
+    const int part = static_cast<int>(threadIdx.x % 32) % parts;
 #pragma unroll
     for (int p = 0; p < max_passes; ++p) {
       if (p >= passes.count) break;
 #pragma unroll
       for (int j = 0; j < N; ++j) {
         if (j >= valid) break;
-        atomicAdd(&s.counts[p][static_cast<unsigned>(bits[j] >> passes.shift[p]) & passes.mask[p]], 1u);
+        atomicAdd(&s.counts[p][static_cast<unsigned>(bits[j] >> passes.shift[p]) & passes.mask[p]][part], 1u);
       }
     }
   }

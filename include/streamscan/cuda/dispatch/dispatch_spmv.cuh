@@ -198,6 +198,7 @@ status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const 
                          cudaMemsetAsync(slots, 0, sizeof(*slots), stream));
     if (s) {
       switch (plan.lanes) {
+        case 1: s = launch_row_groups<1>(fn, a, x, y, alpha, beta, plan, slots, chunks, stream); break;
         case 2: s = launch_row_groups<2>(fn, a, x, y, alpha, beta, plan, slots, chunks, stream); break;
         case 8: s = launch_row_groups<8>(fn, a, x, y, alpha, beta, plan, slots, chunks, stream); break;
         case 16: s = launch_row_groups<16>(fn, a, x, y, alpha, beta, plan, slots, chunks, stream); break;
