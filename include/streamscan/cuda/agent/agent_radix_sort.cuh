@@ -80,10 +80,10 @@ struct digit_status {
 // d at p * bins + d): one shared atomic per key and pass. Each thread reads
 // ITEMS consecutive keys with 16-byte loads from the first 16-byte boundary
 // on; the keys before it and the last partial step are read one by one.
-// The atomics bound this kernel, and with uniform digits what costs is lanes
-// of a warp meeting in one bank: so each counter has `parts` copies side by
-// side and lane l counts into copy l % parts, which confines the lanes of a
-// copy to 32 / parts banks shared with no other copy (as CUB's histogram).
+// The shared atomics bound this kernel. Each counter has `parts` copies side
+// by side and lane l counts into copy l % parts (CUB's layout): the lanes of a
+// copy meet only in its 32 / parts banks, and equal digits of different
+// copies not at all.
 template <class K, int THREADS, int ITEMS, int RADIX_BITS>
 struct agent_radix_histogram {
   using U = typename radix_key_traits<K>::bits_type;
