@@ -182,11 +182,11 @@ void check_reduce_bad_arguments() {
          "argument 'out' is a null pointer while segments.num_segments = 2");
   expect(Backend::reduce_status(seg_form::offsets, nullptr, bytes, in.data(), out.data(), 100, offsets.data(), -1),
          "argument 'segments.num_segments' is negative (-1)");
-  expect(Backend::reduce_status(seg_form::offsets, nullptr, bytes, in.data(), out.data(), 100, nullptr, 2),
+  expect(Backend::reduce_status(seg_form::offsets, t, bytes, in.data(), out.data(), 100, nullptr, 2),
          "null offsets pointer");
-  expect(Backend::reduce_status(seg_form::flags, nullptr, bytes, in.data(), out.data(), 100, nullptr, 0),
+  expect(Backend::reduce_status(seg_form::flags, t, bytes, in.data(), out.data(), 100, nullptr, 0),
          "argument 'segments' (head_flags) is a null pointer");
-  expect(Backend::reduce_status(seg_form::bits, nullptr, bytes, in.data(), out.data(), 100, nullptr, 0),
+  expect(Backend::reduce_status(seg_form::bits, t, bytes, in.data(), out.data(), 100, nullptr, 0),
          "argument 'segments' (head_bits) is a null pointer");
   // Temp smaller than the query said.
   ASSERT_TRUE(
@@ -197,8 +197,14 @@ void check_reduce_bad_arguments() {
       Backend::reduce_status(seg_form::offsets, small.data(), less, in.data(), out.data(), 100, offsets.data(), 2);
   EXPECT_EQ(s.code(), ss::errc::temp_storage_too_small) << s.message();
   EXPECT_EQ(out, std::vector<std::int32_t>(100, -7));
-  // Null pointers are fine for a size query and for n == 0 with no segments.
+  // Null pointers are fine for a size query (data and description alike: temp
+  // may be sized before they are allocated) and for n == 0 with no segments.
   EXPECT_TRUE(Backend::reduce_status(seg_form::flags, nullptr, bytes, nullptr, nullptr, 0, nullptr, 0).is_ok());
+  for (const seg_form form : {seg_form::flags, seg_form::bits, seg_form::offsets}) {
+    std::size_t query = 0;
+    const ss::status q = Backend::reduce_status(form, nullptr, query, nullptr, nullptr, 100, nullptr, 2);
+    EXPECT_TRUE(q.is_ok()) << to_string(form) << ": " << q.message();
+  }
 }
 
 // ---- iterators as inputs of every call ----

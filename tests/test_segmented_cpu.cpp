@@ -19,14 +19,28 @@ TEST(segmented_cpu_errors, BadArgumentsAreNamedBeforeAnyWork) {
 TEST(segmented_cpu_errors, BadSegmentsAreNamedAndNothingIsWritten) {
   std::vector<int> in(100, 1), out(100, -7);
   std::vector<std::int64_t> offsets = {0, 50, 100};
-  std::size_t bytes = 0;
-  ss::status s = ss::cpu::segmented_inclusive_scan(nullptr, bytes, in.data(), out.data(), 100,
+  std::vector<unsigned char> scratch(1 << 16);  // a call with temp: the description is checked
+  std::size_t bytes = scratch.size();
+  ss::status s = ss::cpu::segmented_inclusive_scan(scratch.data(), bytes, in.data(), out.data(), 100,
                                                    ss::head_flags(static_cast<const unsigned char*>(nullptr)));
   EXPECT_EQ(s.code(), ss::errc::invalid_argument);
   EXPECT_NE(s.message().find("argument 'segments' (head_flags) is a null pointer"), std::string::npos) << s.message();
-  s = ss::cpu::segmented_inclusive_scan(nullptr, bytes, in.data(), out.data(), 100,
+  s = ss::cpu::segmented_inclusive_scan(scratch.data(), bytes, in.data(), out.data(), 100,
                                         ss::head_bits(static_cast<const std::uint32_t*>(nullptr)));
   EXPECT_NE(s.message().find("head_bits"), std::string::npos) << s.message();
+  s = ss::cpu::segmented_inclusive_scan(scratch.data(), bytes, in.data(), out.data(), 100,
+                                        ss::segment_offsets<const std::int64_t*>{nullptr, 2});
+  EXPECT_NE(s.message().find("null offsets pointer"), std::string::npos) << s.message();
+  // A size query may come before the data and the description exist.
+  for (const ss::status q :
+       {ss::cpu::segmented_inclusive_scan(nullptr, bytes, in.data(), out.data(), 100,
+                                          ss::head_flags(static_cast<const unsigned char*>(nullptr))),
+        ss::cpu::segmented_inclusive_scan(nullptr, bytes, in.data(), out.data(), 100,
+                                          ss::head_bits(static_cast<const std::uint32_t*>(nullptr))),
+        ss::cpu::segmented_inclusive_scan(nullptr, bytes, in.data(), out.data(), 100,
+                                          ss::segment_offsets<const std::int64_t*>{nullptr, 2})})
+    EXPECT_TRUE(q.is_ok()) << q.message();
+  bytes = 0;
   s = ss::cpu::segmented_inclusive_scan(nullptr, bytes, in.data(), out.data(), 100,
                                         ss::segment_offsets{offsets.data(), -1});
   EXPECT_NE(s.message().find("argument 'segments.num_segments' is negative (-1)"), std::string::npos) << s.message();

@@ -31,7 +31,7 @@ status segmented_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt 
   namespace sd = streamscan::detail;
   static_assert(std::is_trivially_copyable_v<A>, "streamscan: the accumulator type must be trivially copyable");
   if (status s = sd::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
-  if (status s = sd::validate_segments(fn, segments, n); !s) return s;
+  if (status s = sd::validate_segments(fn, segments, n, temp == nullptr); !s) return s;
   if (temp != nullptr)
     if (status s = sd::check_segment_offsets(fn, segments, n); !s) return s;
   if (status s = sd::validate_segmented_options(fn, opt); !s) return s;

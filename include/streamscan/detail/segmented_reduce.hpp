@@ -41,7 +41,7 @@ status validate_segmented_reduce(const char* fn, const InIt& in, const OutIt& ou
   static_assert(is_reduce_segments_v<S>,
                 "streamscan: segmented_reduce takes head_flags, head_bits or segment_offsets");
   if (status s = validate_range_args(fn, in, out, n, query); !s) return s;
-  if (status s = validate_segments(fn, segments, n); !s) return s;
+  if (status s = validate_segments(fn, segments, n, query); !s) return s;
   if constexpr (is_segment_offsets<S>::value) {
     if (!query && n == 0 && segments.num_segments > 0 && is_null_pointer(out))
       return invalid_argument(fn, "argument 'out' is a null pointer while segments.num_segments = " +

@@ -188,18 +188,22 @@ inline status validate_segmented_options(const char* fn, const segmented_options
   return status::ok();
 }
 
-// Checks the description; a null pointer is fine only when n == 0.
+// Checks the description; a null pointer is fine only when n == 0 or on a
+// size query (`query`), which may come before the data is allocated (as for
+// in and out: validate_range_args).
 template <class S>
-status validate_segments(const char* fn, const S& s, std::int64_t n) {
+status validate_segments(const char* fn, const S& s, std::int64_t n, bool query = false) {
   if constexpr (std::is_same_v<S, head_flags>) {
-    if (n > 0 && s.flags == nullptr) return invalid_argument(fn, "argument 'segments' (head_flags) is a null pointer");
+    if (!query && n > 0 && s.flags == nullptr)
+      return invalid_argument(fn, "argument 'segments' (head_flags) is a null pointer");
   } else if constexpr (std::is_same_v<S, head_bits>) {
-    if (n > 0 && s.words == nullptr) return invalid_argument(fn, "argument 'segments' (head_bits) is a null pointer");
+    if (!query && n > 0 && s.words == nullptr)
+      return invalid_argument(fn, "argument 'segments' (head_bits) is a null pointer");
   } else if constexpr (is_segment_offsets<S>::value) {
     if (s.num_segments < 0)
       return invalid_argument(fn, "argument 'segments.num_segments' is negative (" + std::to_string(s.num_segments) + ")");
     if constexpr (std::is_pointer_v<decltype(s.offsets)>) {
-      if (s.offsets == nullptr)
+      if (!query && s.offsets == nullptr)
         return invalid_argument(fn, "argument 'segments' (segment_offsets) has a null offsets pointer");
     }
   } else {

@@ -161,7 +161,7 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
                                cudaStream_t stream, segmented_options opt) {
   namespace sd = streamscan::detail;
   if (status s = sd::validate_range_args(fn, in, out, n, temp == nullptr); !s) return s;
-  if (status s = sd::validate_segments(fn, segments, n); !s) return s;
+  if (status s = sd::validate_segments(fn, segments, n, temp == nullptr); !s) return s;
   if (status s = sd::validate_segmented_options(fn, opt); !s) return s;
   // The dedicated kernel where it fits; automatic elsewhere is
   // reduce_then_scan, measured faster than the single-pass scan of pair
