@@ -118,7 +118,7 @@ TEST(segmented_cuda_dedicated, TempStorageReusedAcrossCalls) {
   const std::int64_t max_n = std::int64_t{1} << 22;
   st::device_buffer<std::int32_t> d_in(max_n), d_out(max_n);
   st::device_buffer<std::uint32_t> d_bits((max_n + 31) / 32);
-  std::size_t max_bytes = 0;  // the size query checks the description's pointer too
+  std::size_t max_bytes = 0;
   const ss::segmented_options sizing{ss::scan_direction::forward, {ss::scan_strategy::decoupled_lookback}};
   const ss::status sized = ss::cuda::segmented_inclusive_scan(
       nullptr, max_bytes, static_cast<const std::int32_t*>(d_in.get()), d_out.get(), max_n,
