@@ -78,10 +78,10 @@ constexpr bool automatic_prefers_chained(std::size_t value_bytes, std::int64_t n
   return value_bytes == 16 && n >= automatic_chained_from_16 && cc / 10 == 9;
 }
 // The longest cudaMemsetAsync that takes the driver's short path: a memset
-// up to this many bytes before a kernel costs a fraction of a longer one
-// (docs/performance.md). A single-pass scan whose tile counter and status
-// words together pass it, but whose words alone do not, resets them with two
-// memsets (dispatch_scan.cuh: reset_tiles).
+// up to this many bytes before a kernel costs a fraction of a longer one. A
+// single-pass scan whose tile counter and status words together pass it, but
+// whose words alone do not, resets them with two memsets (dispatch_scan.cuh:
+// reset_tiles).
 inline constexpr std::size_t short_memset_bytes = 4096;
 // The matrix kernel's default: chained has twice the threads (each tile
 // costs a serial hand-off); the decoupled look-back on iterators 256.

@@ -39,8 +39,7 @@ constexpr double spmv_row_groups_below = 8;
 // Lanes a row for a mean row length: few for short rows (more rows in
 // flight a warp), more as rows grow. Below a mean of 4 two lanes a row (the
 // gathers of 1-3 non-zero rows need the threads in flight); from 4 to 8 one
-// lane walks its row alone, which the stencils of that length run fastest
-// (experiments/spmv_rows, docs/performance.md).
+// lane walks its row alone, which the stencils of that length run fastest.
 constexpr int spmv_group_lanes(double mean_row_length) {
   return mean_row_length < 4    ? 2
          : mean_row_length < 8  ? 1
