@@ -282,9 +282,10 @@ segment_heads heads_of(const S& s, std::int64_t n, bool backward, const std::uin
   return h;
 }
 
-// Marks the first element of every non-empty segment in `bits` (zeroed
-// before); offsets outside [0, n) are ignored. The CPU back end runs it as a
-// loop, the CUDA back end a block per tile of words (mark_segment_heads_kernel).
+// Whether segment k is non-empty and starts inside [0, n) (at `start`): the
+// CPU back end marks those starts in head bits. The CUDA back end marks the
+// same bits for offsets of the documented shape by searching them a tile of
+// words at a time (mark_segment_heads_kernel).
 template <class OffsetIt>
 STREAMSCAN_HOST_DEVICE inline bool segment_start(const OffsetIt& offsets, std::int64_t k, std::int64_t n,
                                                  std::int64_t& start) {

@@ -64,6 +64,7 @@ inline constexpr int mark_heads_items = 8;
 inline constexpr int mark_heads_min_words = 256;
 inline constexpr int mark_heads_max_words = 4096;
 inline constexpr int mark_heads_blocks_per_sm = 4;
+static_assert(mark_heads_threads >= 64 && mark_heads_threads % 32 == 0, "two whole warps search a tile's offsets");
 constexpr int mark_heads_tile_words(std::int64_t words, int sm_count) {
   int w = mark_heads_max_words;
   while (w > mark_heads_min_words && (words + w - 1) / w < std::int64_t{sm_count} * mark_heads_blocks_per_sm) w /= 2;
