@@ -193,20 +193,20 @@ int main(int argc, char** argv) {
   for (int log_n : {20, 24, 28}) {
     if (only_n != 0 && log_n != only_n) continue;
     if (want("uint32"))
-      row<std::uint32_t, none, shape<384, 20, 3>, shape<384, 18, 3>, shape<384, 22, 3>, shape<512, 16, 2>,
-          shape<256, 20, 4>, shape<384, 24, 2>>("uint32", log_n, 1, repeat);
+      row<std::uint32_t, none, shape<384, 20, 3>, shape<512, 20, 2>, shape<512, 18, 2>, shape<512, 22, 2>,
+          shape<640, 16, 2>, shape<448, 22, 2>, shape<384, 28, 2>, shape<576, 18, 2>>("uint32", log_n, 1, repeat);
     if (want("pairs"))
-      row<std::uint32_t, std::uint32_t, shape<384, 20, 2>, shape<384, 20, 3>, shape<384, 16, 3>, shape<256, 20, 4>,
-          shape<256, 24, 3>, shape<512, 16, 2>>("uint32+uint32", log_n, 1, repeat);
+      row<std::uint32_t, std::uint32_t, shape<512, 16, 2>, shape<512, 20, 2>, shape<512, 24, 2>, shape<768, 16, 1>,
+          shape<1024, 16, 1>, shape<1024, 12, 1>, shape<1024, 20, 1>>("uint32+uint32", log_n, 1, repeat);
     if (want("pairs_and3"))
       row<std::uint32_t, std::uint32_t, shape<384, 20, 2>, shape<512, 16, 2>>("uint32+uint32/and3", log_n, 3, repeat);
     if (want("uint64"))
-      row<std::uint64_t, none, shape<384, 16, 2>, shape<384, 12, 2>, shape<384, 20, 2>, shape<256, 16, 3>>(
+      row<std::uint64_t, none, shape<384, 20, 2>, shape<512, 16, 2>, shape<512, 20, 2>, shape<384, 24, 2>>(
           "uint64", log_n, 1, repeat);
   }
   if (want("and3") && (only_n == 0 || only_n == 28))
-    row<std::uint32_t, none, shape<384, 20, 3>, shape<384, 24, 2>>("uint32/and3", 28, 3, repeat);
+    row<std::uint32_t, none, shape<384, 20, 3>, shape<512, 20, 2>, shape<512, 22, 2>>("uint32/and3", 28, 3, repeat);
   if (want("sorted") && (only_n == 0 || only_n == 28))
-    row<std::uint32_t, none, shape<384, 20, 3>, shape<384, 24, 2>>("uint32/sorted", 28, 0, repeat);
+    row<std::uint32_t, none, shape<384, 20, 3>, shape<512, 20, 2>, shape<512, 22, 2>>("uint32/sorted", 28, 0, repeat);
   return 0;
 }

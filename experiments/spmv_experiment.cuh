@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "../tools/cuda_timing.cuh"
@@ -108,6 +109,44 @@ double cusparse_alg1_ms(std::int64_t rows, std::int64_t cols, std::int64_t nnz, 
   cusparseDestroy(handle);
   cudaFree(buffer);
   return ms;
+}
+
+// The experiments' square matrices with int32 indices (columns uniform at
+// random unless said): "short" 16M rows of 1-3 non-zeros, "short_spiky" the
+// same with 16 rows of 2^17, "uniform16" 4M rows of 16, "poisson3d" the 7-point
+// stencil on a 160^3 grid.
+struct matrix {
+  std::string name;
+  std::int64_t rows = 0;
+  std::vector<int> offsets{0}, columns;
+};
+
+inline matrix make(const std::string& name) {
+  std::mt19937_64 rng(1);
+  matrix m;
+  m.name = name;
+  if (name == "poisson3d") {
+    const int g = 160;
+    m.rows = std::int64_t{g} * g * g;
+    for (std::int64_t r = 0; r < m.rows; ++r) {
+      const std::int64_t i = r % g, j = (r / g) % g, k = r / (g * g);
+      const std::int64_t steps[] = {-g * g, -g, -1, 0, 1, g, g * g};
+      const bool inside[] = {k > 0, j > 0, i > 0, true, i + 1 < g, j + 1 < g, k + 1 < g};
+      for (int s = 0; s < 7; ++s)
+        if (inside[s]) m.columns.push_back(static_cast<int>(r + steps[s]));
+      m.offsets.push_back(static_cast<int>(m.columns.size()));
+    }
+    return m;
+  }
+  const bool uniform = name == "uniform16", spiky = name == "short_spiky";
+  m.rows = uniform ? (1 << 22) : (1 << 24);
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    int len = uniform ? 16 : 1 + static_cast<int>(rng() % 3);
+    if (spiky && r % (1 << 20) == 7) len = 1 << 17;
+    for (int k = 0; k < len; ++k) m.columns.push_back(static_cast<int>(rng() % m.rows));
+    m.offsets.push_back(static_cast<int>(m.columns.size()));
+  }
+  return m;
 }
 
 }  // namespace spmv_experiment

@@ -132,42 +132,8 @@ __global__ void __launch_bounds__(Threads)
   }
 }
 
-struct matrix {
-  std::string name;
-  std::int64_t rows = 0;
-  std::vector<int> offsets{0}, columns;
-};
-
-matrix make(const std::string& name) {
-  std::mt19937_64 rng(1);
-  matrix m;
-  m.name = name;
-  if (name == "poisson3d") {
-    const int g = 160;
-    m.rows = std::int64_t{g} * g * g;
-    for (std::int64_t r = 0; r < m.rows; ++r) {
-      const std::int64_t i = r % g, j = (r / g) % g, k = r / (g * g);
-      const std::int64_t steps[] = {-g * g, -g, -1, 0, 1, g, g * g};
-      const bool inside[] = {k > 0, j > 0, i > 0, true, i + 1 < g, j + 1 < g, k + 1 < g};
-      for (int s = 0; s < 7; ++s)
-        if (inside[s]) m.columns.push_back(static_cast<int>(r + steps[s]));
-      m.offsets.push_back(static_cast<int>(m.columns.size()));
-    }
-    return m;
-  }
-  const bool uniform = name == "uniform16", spiky = name == "short_spiky";
-  m.rows = uniform ? (1 << 22) : (1 << 24);
-  for (std::int64_t r = 0; r < m.rows; ++r) {
-    int len = uniform ? 16 : 1 + static_cast<int>(rng() % 3);
-    if (spiky && r % (1 << 20) == 7) len = 1 << 17;
-    for (int k = 0; k < len; ++k) m.columns.push_back(static_cast<int>(rng() % m.rows));
-    m.offsets.push_back(static_cast<int>(m.columns.size()));
-  }
-  return m;
-}
-
 template <class V>
-void measure(const matrix& m) {
+void measure(const spmv_experiment::matrix& m) {
   using spmv_experiment::upload;
   const std::int64_t nnz = static_cast<std::int64_t>(m.columns.size());
   const double mean = static_cast<double>(nnz) / static_cast<double>(m.rows);
@@ -266,7 +232,7 @@ int main() {
   check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
   std::printf("# %s, %d SMs; x cuSPARSE CSR_ALG1 in parentheses\n", prop.name, prop.multiProcessorCount);
   for (const char* name : {"short", "short_spiky", "poisson3d", "uniform16"}) {
-    const matrix m = make(name);
+    const spmv_experiment::matrix m = spmv_experiment::make(name);
     measure<float>(m);
     measure<double>(m);
   }

@@ -196,6 +196,7 @@ std::vector<V> index_values(std::int64_t n) {
   for (std::size_t i = 0; i < v.size(); ++i) {
     const auto x = static_cast<std::uint32_t>(i);
     if constexpr (std::is_same_v<V, value12>) v[i] = {x, ~x, x * 2654435761u};
+    else if constexpr (sizeof(V) == 8) v[i] = static_cast<V>(std::uint64_t{~x} << 32 | x);  // both halves differ
     else v[i] = static_cast<V>(x);
   }
   return v;
@@ -652,6 +653,10 @@ void expect_sort_overlaps_refused(std::uint32_t* p, KeysDb keys_db, Pairs pairs)
   TEST(Suite##_pairs, uint32_values) {                                                                 \
     if (!Backend::available()) GTEST_SKIP() << "no " << Backend::name << " device";                    \
     streamscan_test::check_sort_pairs<Backend, std::uint32_t, std::uint32_t>(true);                    \
+  }                                                                                                    \
+  TEST(Suite##_pairs, uint64_values) {                                                                 \
+    if (!Backend::available()) GTEST_SKIP() << "no " << Backend::name << " device";                    \
+    streamscan_test::check_sort_pairs<Backend, std::int32_t, std::uint64_t>(false);                    \
   }                                                                                                    \
   TEST(Suite##_pairs, struct_values) {                                                                 \
     if (!Backend::available()) GTEST_SKIP() << "no " << Backend::name << " device";                    \

@@ -27,7 +27,7 @@ struct radix_histogram_shape {
 // place): large tiles spread the per-tile work (counter scan, look-back)
 // over more keys.
 constexpr onesweep_shape onesweep_shape_for(int key_bytes, int value_bytes) {
-  if (key_bytes <= 4 && value_bytes == 0) return {384, 20, 8, 3};
+  if (key_bytes <= 4 && value_bytes == 0) return {512, 20, 8, 2};
   if (key_bytes <= 4 && value_bytes <= 4) return {512, 16, 8, 2};
   if (key_bytes <= 8 && value_bytes == 0) return {384, 20, 8, 2};
   const int fit = 65536 / (384 * (key_bytes + value_bytes));
