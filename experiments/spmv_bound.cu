@@ -2,12 +2,14 @@
 // that reads each non-zero's column (and value) and gathers x at it once, in
 // the matrix's order. Three kernels over the non-zeros, with no rows: columns
 // and gathers (sum of x[col]), columns, values and gathers (sum of v x[col]),
-// and the same bytes read in order (x[k]: no gather). Each thread takes 8 or
-// 16 consecutive non-zeros with vector loads (/8, /16), so that as many
+// and the same bytes read in order (x[k]: no gather). Each thread takes 4, 8
+// or 16 consecutive non-zeros with vector loads (/4, /8, /16), so that as many
 // gathers are in flight a thread. Against cuSPARSE CSR_ALG1 (after its
 // preprocess) on the same arrays; in parentheses cuSPARSE's time over the
-// kernel's: gather+values bounds what any kernel of that kind could gain
-// over cuSPARSE. Matrices: spmv_experiment's short, uniform16 and poisson3d;
+// kernel's. A CSR SpMV does at least what gather+values does (and reads the
+// offsets and writes y besides), so the fastest gather+values variant is a
+// measured floor: cuSPARSE's time over it is the most such a kernel could
+// be expected to gain. Matrices: spmv_experiment's short, uniform16 and poisson3d;
 // float and double. Median ms of 20.
 //   build/experiments/spmv_bound
 #include <cstdint>
@@ -25,7 +27,7 @@ const auto check = streamscan_tool::cuda_check;
 
 enum class reads { gather, gather_values, in_order };
 
-// Thread t sums non-zeros [P t, P t + P) (P of 8 or 16: that many gathers in
+// Thread t sums non-zeros [P t, P t + P) (P of 4, 8 or 16: that many gathers in
 // flight a thread), columns and values read as 16-byte vectors; the result
 // is stored only where it equals an impossible value, so that nothing but
 // the reads is timed.
@@ -97,15 +99,14 @@ void measure(const spmv_experiment::matrix& m) {
     std::printf(" | %s/%d %.4f (%.2f)", name, P, ms, t_cusparse / ms);
   };
   using std::integral_constant;
-  for (auto p : {8, 16}) {
-    auto each = [&](auto pc) {
-      time(integral_constant<reads, reads::gather>{}, pc, "gather");
-      time(integral_constant<reads, reads::gather_values>{}, pc, "gather+values");
-      time(integral_constant<reads, reads::in_order>{}, pc, "in-order");
-    };
-    if (p == 8) each(integral_constant<int, 8>{});
-    else each(integral_constant<int, 16>{});
-  }
+  auto each = [&](auto pc) {
+    time(integral_constant<reads, reads::gather>{}, pc, "gather");
+    time(integral_constant<reads, reads::gather_values>{}, pc, "gather+values");
+    time(integral_constant<reads, reads::in_order>{}, pc, "in-order");
+  };
+  each(integral_constant<int, 4>{});
+  each(integral_constant<int, 8>{});
+  each(integral_constant<int, 16>{});
   std::printf("\n");
   for (void* p : {static_cast<void*>(offsets), static_cast<void*>(columns), static_cast<void*>(values),
                   static_cast<void*>(x), static_cast<void*>(y)})
