@@ -165,9 +165,7 @@ struct agent_radix_histogram {
 //      digit order;
 //   4. look back for the tile's digit offsets (thread d, digit d);
 //   5. write the staged keys out: runs of one digit are contiguous in shared
-//      memory and in the output; where the dispatcher asks (next_hist), the
-//      tile's counts of the next pass's digits are added to next_hist, so
-//      that the histogram pass need count only the first pass's digits;
+//      memory and in the output;
 //   6. (pairs) load the values only now, stage them in the keys' place by the
 //      slots kept from step 3 and write them out by the digits kept from
 //      step 5, as CUB's onesweep does: no value is held in registers
@@ -185,7 +183,6 @@ class agent_onesweep {
 
   struct temp_storage {
     typename rank_t::temp_storage rank;
-    unsigned next_counts[bins];  // the tile's keys by the next pass's digit
     K* key_out[bins];            // where staged slot 0 would go, for digit d's run
     staged_value* value_out[PAIRS ? bins : 1];
     std::int64_t tile;
@@ -211,8 +208,6 @@ class agent_onesweep {
     unsigned* status;                 // (tile, digit) words of this portion
     unsigned long long* tile_counter;
     radix_digit<U> digit;
-    radix_digit<U> next;   // the next pass's digit, counted where next_hist is set
-    unsigned* next_hist;   // the next pass's counts (zeroed before), or null
   };
 
   __device__ static void run(temp_storage& s, const params& p) {
@@ -241,8 +236,6 @@ class agent_onesweep {
     }
 
     const radix_digit<U> digit = p.digit;
-    const bool count_next = p.next_hist != nullptr;
-    if (count_next && threadIdx.x < bins) s.next_counts[threadIdx.x] = 0;
     rank_t ranker(s.rank);
     ranker.count(bits, [&](U b) { return digit.of(b); });
     __syncthreads();
@@ -261,12 +254,6 @@ class agent_onesweep {
       s.keys[slot] = bits[j];
       if constexpr (PAIRS) slots[j / 2] |= slot << (16 * (j % 2));
     }
-    if (count_next) {
-      const radix_digit<U> next = p.next;
-#pragma unroll
-      for (int j = 0; j < ITEMS; ++j)
-        if (FULL || first + j * 32 < t.valid) atomicAdd(&s.next_counts[next.of(bits[j])], 1u);
-    }
     if (threadIdx.x < bins) {
       const unsigned before =
           t.tile == 0 ? 0u : digit_status::exclusive_prefix(p.status + threadIdx.x, t.tile, bins);
@@ -276,8 +263,6 @@ class agent_onesweep {
       if constexpr (PAIRS) s.value_out[threadIdx.x] = p.values_out + start;
     }
     __syncthreads();
-    if (count_next && threadIdx.x < bins && s.next_counts[threadIdx.x] != 0)
-      atomicAdd(p.next_hist + threadIdx.x, s.next_counts[threadIdx.x]);
 
     unsigned digits[digit_words] = {};
 #pragma unroll

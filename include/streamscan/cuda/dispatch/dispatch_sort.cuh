@@ -131,13 +131,6 @@ status onesweep_sort(const char* fn, void* temp, std::size_t& temp_bytes, const 
   }
   const U invert = descending ? static_cast<U>(~U(0)) : U(0);
 
-  // In one portion, each sorting pass counts the next pass's digits, so the
-  // histogram pass counts only the first pass's. Portions of several passes
-  // need every pass's counts per portion of that pass's input, which moves
-  // between passes: the histogram pass counts them all up front.
-  const bool counted_by_passes = portions == 1;
-  radix_passes hist_passes = rp;
-  if (counted_by_passes) hist_passes.count = 1;
   if (const cudaError_t e = cudaMemsetAsync(hist, 0, hist_bytes, stream); e != cudaSuccess)
     return cuda_status(fn, "clearing the digit histogram (cudaMemsetAsync)", e);
   const std::int64_t hist_step = std::int64_t{hshape.threads} * hshape.items;
@@ -147,18 +140,16 @@ status onesweep_sort(const char* fn, void* temp, std::size_t& temp_bytes, const 
         std::min((count + hist_step - 1) / hist_step, std::int64_t{facts->sm_count} * hshape.blocks_per_sm);
     if (status s = launch(fn, "radix_histogram_kernel",
                           radix_histogram_kernel<K, hshape.threads, hshape.items, shape.radix_bits>, grid,
-                          hshape.threads, stream, io.keys_in + q * portion_items, count, hist_passes, invert,
+                          hshape.threads, stream, io.keys_in + q * portion_items, count, rp, invert,
                           hist + q * passes * bins);
         !s)
       return s;
   }
-  // start[(q * passes + p) * bins + d] for passes [first, first + count): a
-  // block per pass.
-  auto digit_starts = [&](int first, int count) {
-    return launch(fn, "radix_digit_start_kernel", radix_digit_start_kernel<shape.radix_bits>, count, bins, stream,
-                  hist, static_cast<int>(portions), passes, first, start);
-  };
-  if (status s = digit_starts(0, counted_by_passes ? 1 : passes); !s) return s;
+  // start[(q * passes + p) * bins + d]; the kernel runs a block per pass.
+  if (status s = launch(fn, "radix_digit_start_kernel", radix_digit_start_kernel<shape.radix_bits>, passes, bins,
+                        stream, hist, static_cast<int>(portions), passes, start);
+      !s)
+    return s;
 
   using agent = agent_onesweep<K, V, pairs, shape.threads, shape.items, shape.radix_bits>;
   auto* kernel = onesweep_kernel<K, V, pairs, shape.threads, shape.items, shape.radix_bits, shape.min_blocks>;
@@ -189,17 +180,11 @@ status onesweep_sort(const char* fn, void* temp, std::size_t& temp_bytes, const 
       params.status = words;
       params.tile_counter = counter;
       params.digit = radix_digit<U>{rp.shift[p], rp.mask[p], invert};
-      if (counted_by_passes && p + 1 < passes) {
-        params.next = radix_digit<U>{rp.shift[p + 1], rp.mask[p + 1], invert};
-        params.next_hist = hist + (p + 1) * bins;
-      }
       if (status s = launch_with_shared(fn, "onesweep_kernel", kernel, tiles, shape.threads, agent::storage_bytes,
                                         stream, params);
           !s)
         return s;
     }
-    if (counted_by_passes && p + 1 < passes)
-      if (status s = digit_starts(p + 1, 1); !s) return s;
   }
 
   auto finish = [&](auto& b, auto* db, std::size_t elem_bytes) -> status {

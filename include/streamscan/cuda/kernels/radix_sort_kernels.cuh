@@ -21,18 +21,17 @@ __global__ void __launch_bounds__(THREADS)
   agent::run(storage, keys, n, passes, invert, hist);
 }
 
-// One block per pass p (from first_pass on), a thread per digit d: the output
-// position of portion q's first key with digit d, from the portions' counts.
-// Both arrays hold portion q, pass p, digit d at (q * passes + p) * bins + d.
+// One block per pass p, a thread per digit d: the output position of portion
+// q's first key with digit d, from the portions' counts. Both arrays hold
+// portion q, pass p, digit d at (q * passes + p) * bins + d.
 template <int RADIX_BITS>
 __global__ void __launch_bounds__(1 << RADIX_BITS)
-    radix_digit_start_kernel(const unsigned* hist, int portions, int passes, int first_pass, std::int64_t* start) {
+    radix_digit_start_kernel(const unsigned* hist, int portions, int passes, std::int64_t* start) {
   constexpr int bins = 1 << RADIX_BITS;
   using scan_t = block_scan<unsigned long long, bins, block_scan_algorithm::kogge_stone>;
   __shared__ typename scan_t::temp_storage storage;
   const int d = static_cast<int>(threadIdx.x);
-  const int pass = first_pass + static_cast<int>(blockIdx.x);
-  auto at = [&](int q) { return (std::int64_t{q} * passes + pass) * bins + d; };
+  auto at = [&](int q) { return (std::int64_t{q} * passes + blockIdx.x) * bins + d; };
   unsigned long long total = 0;
   for (int q = 0; q < portions; ++q) total += hist[at(q)];
   streamscan::plus add;
