@@ -192,7 +192,7 @@ inline status validate_segmented_options(const char* fn, const segmented_options
 // size query (`query`), which may come before the data is allocated (as for
 // in and out: validate_range_args).
 template <class S>
-status validate_segments(const char* fn, const S& s, std::int64_t n, bool query = false) {
+status validate_segments(const char* fn, const S& s, std::int64_t n, bool query) {
   if constexpr (std::is_same_v<S, head_flags>) {
     if (!query && n > 0 && s.flags == nullptr)
       return invalid_argument(fn, "argument 'segments' (head_flags) is a null pointer");
