@@ -73,8 +73,71 @@ TEST_F(single_pass_cuda, temp_storage_reused_across_calls) {
     // are 4096 bytes of words.
     check_reused_temp<std::int32_t>(strategy, ss::plus{}, "int32", std::int64_t{1} << 22);
     check_reused_temp<std::uint64_t>(strategy, ss::plus{}, "uint64", std::int64_t{1} << 20);
-    check_reused_temp<st::mat2u>(strategy, st::mat2u_product{}, "mat2u");  // split status words
+    // Paired status words: 128 tiles of 4096 mat2u are 4096 bytes of words.
+    check_reused_temp<st::mat2u>(strategy, st::mat2u_product{}, "mat2u", std::int64_t{1} << 19);
   }
+}
+
+// The paired status words of 16-byte values, written as a publication would
+// leave them and as a reader may catch them between two (A, then P): each
+// tile's flag and value as peek reads them.
+__global__ void peek_paired(const void* words, int tiles, unsigned* flags, st::mat2u* values) {
+  const streamscan::cuda::detail::tile_status<st::mat2u> status(const_cast<void*>(words), tiles);
+  const int t = static_cast<int>(threadIdx.x);
+  if (t < tiles) flags[t] = status.peek(t, values[t]);
+}
+__global__ void publish_paired(void* words, int tile, unsigned flag, st::mat2u value) {
+  const streamscan::cuda::detail::tile_status<st::mat2u> status(words, tile + 1);
+  status.publish(tile, static_cast<streamscan::cuda::detail::tile_flag>(flag), value);
+}
+
+TEST_F(single_pass_cuda, paired_status_words_read_a_torn_pair_as_not_ready) {
+  namespace sd = streamscan::cuda::detail;
+  struct half_word {
+    std::uint64_t low, value;  // low: the flag; value: half the mat2u's bytes
+  };
+  static_assert(sd::status_layout_for<st::mat2u>() == sd::status_layout::paired);
+  const st::mat2u a{1, 2, 3, 4}, p{5, 6, 7, 8};
+  auto halves = [](const st::mat2u& m, unsigned flag0, unsigned flag1) {
+    std::uint64_t bits[2];
+    std::memcpy(bits, &m, sizeof(m));
+    return std::vector<half_word>{{flag0, bits[0]}, {flag1, bits[1]}};
+  };
+  // Tile 0: A; 1: P; 2 and 3: a half of each publication, in either order
+  // (torn); 4: reset.
+  std::vector<half_word> words;
+  for (const auto& w : {halves(a, sd::tile_aggregate, sd::tile_aggregate), halves(p, sd::tile_prefix, sd::tile_prefix),
+                        std::vector<half_word>{halves(a, 1, 1)[0], halves(p, 2, 2)[1]},
+                        std::vector<half_word>{halves(p, 2, 2)[0], halves(a, 1, 1)[1]}, halves(st::mat2u{}, 0, 0)})
+    words.insert(words.end(), w.begin(), w.end());
+  const int tiles = 5;
+  ASSERT_EQ(sd::tile_status<st::mat2u>::bytes(tiles), words.size() * sizeof(half_word));
+  st::device_buffer<half_word> d_words(words.size());
+  d_words.upload(words);
+  st::device_buffer<unsigned> d_flags(tiles);
+  st::device_buffer<st::mat2u> d_values(tiles);
+  peek_paired<<<1, 32>>>(d_words.get(), tiles, d_flags.get(), d_values.get());
+  STREAMSCAN_TEST_CUDA(cudaGetLastError());
+  STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+  std::vector<unsigned> flags;
+  std::vector<st::mat2u> values;
+  d_flags.download(flags);
+  d_values.download(values);
+  EXPECT_EQ(flags, (std::vector<unsigned>{sd::tile_aggregate, sd::tile_prefix, sd::tile_invalid, sd::tile_invalid,
+                                          sd::tile_invalid}));
+  EXPECT_EQ(values[0], a);
+  EXPECT_EQ(values[1], p);
+
+  // A publication writes both halves with the flag beside each.
+  publish_paired<<<1, 1>>>(d_words.get(), 4, sd::tile_prefix, p);
+  STREAMSCAN_TEST_CUDA(cudaGetLastError());
+  STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+  d_words.download(words);
+  const auto expect = halves(p, sd::tile_prefix, sd::tile_prefix);
+  EXPECT_EQ(words[8].low, expect[0].low);
+  EXPECT_EQ(words[8].value, expect[0].value);
+  EXPECT_EQ(words[9].low, expect[1].low);
+  EXPECT_EQ(words[9].value, expect[1].value);
 }
 
 TEST_F(single_pass_cuda, concurrent_streams) {

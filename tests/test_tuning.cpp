@@ -326,7 +326,7 @@ TEST(TuningCandidates, DefaultsFollowSizeAndArchitecture) {
   EXPECT_EQ(name_of(alg::decoupled_lookback, 4, (std::int64_t{1} << 25) - 1, 90), "t128x16");
   EXPECT_EQ(name_of(alg::decoupled_lookback, 8, std::int64_t{1} << 23, 90), "p256x8s6");
   EXPECT_EQ(name_of(alg::decoupled_lookback, 8, (std::int64_t{1} << 23) - 1, 90), "t256x8");
-  EXPECT_EQ(name_of(alg::decoupled_lookback, 16, big, 90), "t256x16");
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 16, big, 90), "p256x8s6");
   EXPECT_EQ(name_of(alg::segmented_scan, 4, big, 90), "p512x2s12r4");
   EXPECT_EQ(name_of(alg::segmented_scan, 4, big, 86), "s128x8");
   EXPECT_EQ(name_of(alg::segmented_scan, 8, big, 90), "s128x8");
@@ -344,11 +344,9 @@ TEST(TuningCandidates, DefaultsFollowSizeAndArchitecture) {
   EXPECT_EQ(name_of(alg::select_if, 8, std::int64_t{1} << 24, 90), "t512x8");
   EXPECT_EQ(name_of(alg::chained, 4, big, 90), "c512r8s8k8");
   EXPECT_EQ(name_of(alg::chained, 4, big, 80), "c512r8s8");
-  EXPECT_TRUE(st::automatic_prefers_chained(16, std::int64_t{1} << 26, 90));
-  EXPECT_FALSE(st::automatic_prefers_chained(16, (std::int64_t{1} << 26) - 1, 90));
-  EXPECT_FALSE(st::automatic_prefers_chained(16, big, 80));
-  EXPECT_FALSE(st::automatic_prefers_chained(8, big, 90));
-  EXPECT_FALSE(st::automatic_prefers_chained(16, big, 100));  // not measured there
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 16, std::int64_t{1} << 25, 90), "p256x8s6");
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 16, (std::int64_t{1} << 25) - 1, 90), "t256x16");
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 16, big, 80), "t256x16");
   EXPECT_EQ(name_of(alg::scan_then_add, 4, big, 90), "p8");
 }
 

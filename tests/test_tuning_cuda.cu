@@ -177,31 +177,32 @@ TEST(PipelinedScan, DefaultFromItsThreshold) {
   EXPECT_EQ(plan.policy, major >= 9 ? std::string("p256x8s6") : std::string("t256x8"));
 }
 
-// automatic runs the clustered chain for 16-byte values from its threshold on
-// sm_90+ (raw aligned pointers), unless the caller names a look-back policy;
-// the scan is right and takes the clustered kernel; an iterator input keeps
-// the look-back.
+// automatic runs the pipelined look-back for 16-byte values from its
+// threshold on sm_90+ (raw aligned pointers), unless the caller names another
+// policy; the scan is right and takes the pipelined kernel; an iterator input
+// runs the one-tile kernel.
 struct same_mat {
   STREAMSCAN_HOST_DEVICE mat2u operator()(const mat2u& m) const { return m; }
 };
 
-TEST(AutomaticStrategy, SixteenByteValuesTakeTheClusteredChainFromItsThreshold) {
+TEST(AutomaticStrategy, SixteenByteValuesTakeThePipelineFromItsThreshold) {
   SKIP_WITHOUT_GPU();
   int major = 0;
   STREAMSCAN_TEST_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
-  const std::int64_t from = st::automatic_chained_from_16;
+  const std::int64_t from = st::pipelined_default_from(sizeof(mat2u));
+  ASSERT_EQ(from, std::int64_t{1} << 25);
   streamscan::cuda::scan_plan plan;
   ASSERT_TRUE(streamscan::cuda::describe_scan<mat2u>(from - 1, {}, plan, mat2u_product{}).is_ok());
   EXPECT_EQ(plan.strategy, scan_strategy::decoupled_lookback);
+  EXPECT_EQ(plan.policy, "t256x16");
   ASSERT_TRUE(streamscan::cuda::describe_scan<mat2u>(from, {}, plan, mat2u_product{}).is_ok());
-  EXPECT_EQ(plan.strategy, major >= 9 ? scan_strategy::chained : scan_strategy::decoupled_lookback);
-  EXPECT_EQ(plan.policy, major >= 9 ? std::string("c512r8s8k8") : std::string("t256x16"));
+  EXPECT_EQ(plan.strategy, scan_strategy::decoupled_lookback);
+  EXPECT_EQ(plan.policy, major >= 9 ? std::string("p256x8s6") : std::string("t256x16"));
   ASSERT_TRUE(
       streamscan::cuda::describe_scan<mat2u>(from, {scan_strategy::automatic, "t256x16"}, plan, mat2u_product{}).is_ok());
   EXPECT_EQ(plan.strategy, scan_strategy::decoupled_lookback);
+  EXPECT_EQ(plan.policy, "t256x16");
   EXPECT_EQ(plan.source, "options.policy");
-  ASSERT_TRUE(streamscan::cuda::describe_scan<std::uint64_t>(from, {}, plan).is_ok());
-  EXPECT_EQ(plan.strategy, scan_strategy::decoupled_lookback);  // 8-byte values keep the look-back
 
   auto rng = make_rng("automatic_16");
   const std::int64_t n = from + 4099;
@@ -224,8 +225,7 @@ TEST(AutomaticStrategy, SixteenByteValuesTakeTheClusteredChainFromItsThreshold) 
     const char* ran = streamscan::cuda::testing::last_launched_kernel().load();
     EXPECT_EQ(std::string(ran ? ran : "none"), kernel) << what;
   };
-  run(src, major >= 9 ? "stream_cluster_scan_kernel<chained>" : "single_pass_vector_scan_kernel<decoupled>",
-      "raw pointer");
+  run(src, major >= 9 ? "pipelined_scan_kernel" : "single_pass_vector_scan_kernel<decoupled>", "raw pointer");
   run(streamscan::transform_iterator<const mat2u*, same_mat>(src, same_mat{}),
       "single_pass_vector_scan_kernel<decoupled>", "iterator");
 }

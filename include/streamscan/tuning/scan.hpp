@@ -31,10 +31,10 @@ constexpr int default_vector_shape(std::size_t value_bytes) {
   return value_bytes == 8 ? 2 : value_bytes == 16 ? 4 : 0;
 }
 // From which n the default is the pipelined shape, on GPUs with the bulk
-// copy engine: where it measured faster than the one-tile kernel (4- and
-// 8-byte values; docs/performance.md).
+// copy engine: where it measured faster than the one-tile kernel
+// (docs/performance.md).
 constexpr std::int64_t pipelined_default_from(std::size_t value_bytes) {
-  return value_bytes == 4 ? std::int64_t{1} << 25 : value_bytes == 8 ? std::int64_t{1} << 23 : INT64_MAX;
+  return std::int64_t{1} << (value_bytes == 8 ? 23 : 25);
 }
 
 // ---- chained (and the decoupled look-back on iterators): the 2D matrix
@@ -66,17 +66,6 @@ inline constexpr int default_cluster_chained_shape = matrix_shape_count + 3;  //
 static_assert(chained_shapes[default_cluster_chained_shape].cluster > 0);
 // Blocks of a cluster beyond 8 need the GPU's non-portable cluster sizes.
 inline constexpr int portable_cluster_blocks = 8;
-// `automatic` runs the clustered chain instead of the decoupled look-back
-// for 16-byte values from this n on sm_90 (where it was measured; other
-// GPUs keep the look-back until measured), where the 3D scan runs (raw,
-// 16-byte aligned pointers of the value type) and neither the caller nor a
-// tuning file chose a look-back policy: there it measured faster (the
-// look-back's one-tile kernel holds no loads in flight while a block waits
-// for its prefix; docs/performance.md).
-inline constexpr std::int64_t automatic_chained_from_16 = std::int64_t{1} << 26;
-constexpr bool automatic_prefers_chained(std::size_t value_bytes, std::int64_t n, int cc) {
-  return value_bytes == 16 && n >= automatic_chained_from_16 && cc / 10 == 9;
-}
 // The longest cudaMemsetAsync that takes the driver's short path: a memset
 // up to this many bytes before a kernel costs a fraction of a longer one. A
 // single-pass scan whose tile counter and status words together pass it, but

@@ -5,7 +5,7 @@
 // inclusive prefix is known). All statuses start as X, which is all-zero bytes,
 // so a stream-ordered cudaMemsetAsync resets them between calls.
 //
-// Two layouts, chosen by the accumulator's size:
+// Three layouts, chosen by the accumulator's size:
 //  * packed (sizeof(A) <= 8, or a composite whose codec says it fits, e.g.
 //    a segmented (value, head) pair): flag and value in one word, 64 bits for values of up to 4 bytes,
 //    128 bits for up to 8, written and read by single relaxed accesses, so a
@@ -13,6 +13,12 @@
 //    memory round trip per read. A .b128 load or store is one single-copy
 //    atomic access in the PTX memory model (sm_70 and later), so 8-byte values
 //    need no second word and no fence (faster than the split layout).
+//  * paired (other values of 9 to 16 bytes, e.g. a 16-byte struct): two
+//    128-bit words, each holding half the value's bits beside its own copy of
+//    the flag, written by two relaxed stores and read by two relaxed loads in
+//    flight together (one round trip, no fence). A reader takes the status
+//    only where both halves carry the same flag; otherwise it caught the words
+//    between two publications (A, then P) and reads X, and polls again.
 //  * split (larger A): a 32-bit flag word plus separate aggregate and prefix
 //    arrays. The writer stores the value, then the flag with release order; the
 //    reader loads the flag with acquire order, then the value. A and P values
@@ -87,11 +93,19 @@ struct status_word<unsigned long long> {
   }
 };
 
-template <class A, bool Packed = packed_status_codec<A>::fits>
+enum class status_layout { packed, paired, split };
+template <class A>
+constexpr status_layout status_layout_for() {
+  return packed_status_codec<A>::fits ? status_layout::packed
+         : sizeof(A) <= 16            ? status_layout::paired
+                                      : status_layout::split;
+}
+
+template <class A, status_layout Layout = status_layout_for<A>()>
 class tile_status;
 
 template <class A>
-class tile_status<A, true> {
+class tile_status<A, status_layout::packed> {
   using codec = packed_status_codec<A>;
   using word = status_word<typename codec::value_word>;
   using word_t = typename word::word_t;
@@ -120,7 +134,42 @@ class tile_status<A, true> {
 };
 
 template <class A>
-class tile_status<A, false> {
+class tile_status<A, status_layout::paired> {
+  using word = status_word<unsigned long long>;
+  using word_t = typename word::word_t;
+  static_assert(sizeof(A) <= 2 * sizeof(unsigned long long), "two halves of up to 8 bytes");
+
+ public:
+  __host__ __device__ static constexpr std::size_t bytes(std::int64_t tiles) {
+    return static_cast<std::size_t>(tiles) * 2 * sizeof(word_t);
+  }
+  // What a reset must zero: every word (each half carries the flag).
+  __host__ __device__ static constexpr std::size_t reset_bytes(std::int64_t tiles) { return bytes(tiles); }
+
+  __host__ __device__ tile_status(void* storage, std::int64_t) : words_(static_cast<word_t*>(storage)) {}
+
+  __device__ void publish(std::int64_t tile, tile_flag flag, const A& value) const {
+    unsigned long long half[2] = {0, 0};
+    memcpy(half, &value, sizeof(A));
+    word::store(words_ + 2 * tile, half[0], static_cast<unsigned>(flag));
+    word::store(words_ + 2 * tile + 1, half[1], static_cast<unsigned>(flag));
+  }
+
+  // Returns the tile's flag; `value` is meaningful when the flag is not X.
+  __device__ tile_flag peek(std::int64_t tile, A& value) const {
+    unsigned long long half[2];
+    const unsigned low = word::load(words_ + 2 * tile, half[0]);
+    const unsigned high = word::load(words_ + 2 * tile + 1, half[1]);
+    memcpy(&value, half, sizeof(A));
+    return low == high ? static_cast<tile_flag>(low & 0xffu) : tile_invalid;
+  }
+
+ private:
+  word_t* words_;
+};
+
+template <class A>
+class tile_status<A, status_layout::split> {
   using ref_t = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>;
   __host__ __device__ static constexpr std::size_t align(std::size_t b) { return (b + 255) / 256 * 256; }
 

@@ -42,8 +42,7 @@ constexpr std::int64_t scan_tile_items(scan_strategy strategy = scan_strategy::a
 // candidate policy's name and where that choice came from ("default",
 // "fixed", "options.policy" or "tuning file"). A is the accumulator type; the
 // current device is asked; the plan is a call's on raw, 16-byte aligned
-// pointers of A (where `automatic` may take the clustered chain for 16-byte
-// values). Errors as the scan itself would give them.
+// pointers of A. Errors as the scan itself would give them.
 struct scan_plan {
   scan_strategy strategy = scan_strategy::automatic;
   std::string policy;
@@ -56,7 +55,7 @@ template <class A, class Op = streamscan::plus>
   detail::device_facts facts;
   if (status s = detail::current_device_facts(fn, facts); !s) return s;
   detail::chosen_policy chosen;
-  if (status s = detail::plan_scan<A, Op>(fn, n, opt, facts, true, plan.strategy, chosen); !s) return s;
+  if (status s = detail::plan_scan<A, Op>(fn, n, opt, facts, plan.strategy, chosen); !s) return s;
   plan.policy = tuning::candidate_name(tuning::algorithm_of(plan.strategy), sizeof(A), chosen.index);
   if (plan.policy.empty()) plan.policy = "fixed";
   plan.source = detail::to_string(chosen.source);

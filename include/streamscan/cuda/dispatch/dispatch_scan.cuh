@@ -352,36 +352,15 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
 
 // The strategy (`automatic` resolved) and the candidate policy a scan of n
 // values of A with op and options runs with on `device`. automatic is the
-// decoupled look-back: the fastest of ours for most types and sizes, and
-// deterministic as well; for 16-byte values from 2^24 on sm_90+ it is the
-// clustered chain (deterministic too) where the 3D scan can run
-// (`raw_aligned`: raw, 16-byte aligned pointers of A) and the look-back's
-// policy would be the built-in default (tuning::automatic_prefers_chained).
+// decoupled look-back: the fastest of ours for every type and size measured,
+// and deterministic as well.
 template <class A, class Op>
-status plan_scan(const char* fn, std::int64_t n, scan_options opt, const device_facts& facts, bool raw_aligned,
+status plan_scan(const char* fn, std::int64_t n, scan_options opt, const device_facts& facts,
                  scan_strategy& strategy, chosen_policy& chosen) {
   strategy = opt.strategy == scan_strategy::automatic ? scan_strategy::decoupled_lookback : opt.strategy;
   const char* op_class = streamscan::tuning::op_class<A, Op>();
-  if (status s = choose_policy(fn, "options.policy", tuning::algorithm_of(strategy), sizeof(A), op_class, n,
-                               opt.policy, facts.device, chosen);
-      !s)
-    return s;
-  if (opt.strategy == scan_strategy::automatic && raw_aligned && chosen.source == policy_source::default_policy &&
-      tuning::automatic_prefers_chained(sizeof(A), n, facts.cc_major * 10)) {
-    strategy = scan_strategy::chained;
-    chosen = chosen_policy{tuning::default_cluster_chained_shape, policy_source::default_policy};
-  }
-  return status::ok();
-}
-
-// Whether a scan's pointers are what the 3D scan reads: raw pointers of A,
-// 16-byte aligned.
-template <class A, class InIt, class OutIt>
-bool stream_scan_input(InIt in, OutIt out) {
-  if constexpr (raw_vector_fits<A, InIt, OutIt>() && tuning::stream_scan_applies(sizeof(A)))
-    return reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
-  else
-    return false;
+  return choose_policy(fn, "options.policy", tuning::algorithm_of(strategy), sizeof(A), op_class, n, opt.policy,
+                       facts.device, chosen);
 }
 
 template <class A, class InIt, class OutIt, class Op>
@@ -407,7 +386,7 @@ status dispatch_scan(const char* fn, void* temp, std::size_t& temp_bytes, InIt i
   if (status s = current_device_facts(fn, facts); !s) return s;
   scan_strategy strategy = opt.strategy;
   chosen_policy chosen;
-  if (status s = plan_scan<A, Op>(fn, n, opt, facts, stream_scan_input<A>(in, out), strategy, chosen); !s) return s;
+  if (status s = plan_scan<A, Op>(fn, n, opt, facts, strategy, chosen); !s) return s;
   if (strategy == scan_strategy::chained)
     return dispatch_single_pass_scan<true, A>(fn, temp, temp_bytes, in, out, n, op, init, mode, stream, facts, chosen);
   if (strategy == scan_strategy::decoupled_lookback)
