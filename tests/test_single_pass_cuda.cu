@@ -6,6 +6,7 @@
 // transform and counting iterators, in plain and segmented scans.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -41,7 +42,7 @@ class single_pass_cuda : public ::testing::Test {
 template <class T, class Op>
 void check_reused_temp(ss::scan_strategy strategy, Op op, const char* name, std::int64_t two_memsets_n = 0) {
   auto rng = st::make_rng(std::string("reuse_") + name + ss::to_string(strategy));
-  const std::int64_t max_n = std::int64_t{1} << 22;
+  const std::int64_t max_n = std::min(std::int64_t{1} << 22, st::test_size_cap());
   std::size_t max_bytes = 0;
   ASSERT_TRUE(ss::cuda::inclusive_scan(nullptr, max_bytes, static_cast<const T*>(nullptr), static_cast<T*>(nullptr),
                                        max_n, op, st::test_stream(), {strategy}).is_ok());
@@ -50,7 +51,7 @@ void check_reused_temp(ss::scan_strategy strategy, Op op, const char* name, std:
   std::uniform_int_distribution<std::int64_t> size(1, max_n);
   for (int call = 0; call < 40; ++call) {
     std::int64_t n = call % 4 == 0 ? size(rng) : size(rng) % 20000 + 1;  // mostly short: few tiles, reused words
-    if (two_memsets_n > 0 && call < 3) n = two_memsets_n - (call == 2);
+    if (two_memsets_n > 0 && two_memsets_n <= max_n && call < 3) n = two_memsets_n - (call == 2);
     SCOPED_TRACE("seed " + std::to_string(st::global_seed()) + " call " + std::to_string(call) + " n=" +
                  std::to_string(n) + " " + ss::to_string(strategy));
     const auto in = st::random_vector<T>(rng, n);

@@ -136,7 +136,7 @@ void check_pipelined_edges(Op op, const char* test) {
   const std::string name = st::candidate_name(st::algorithm_of(s), sizeof(A), index);
   ASSERT_EQ(name[0], 'p');
   const std::int64_t tile = candidate_tile<A>(s, index);
-  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{3}, tile - 1, tile, tile + 5, 7 * tile + 3, 300 * tile}) {
+  for (const std::int64_t n : capped({1, 3, tile - 1, tile, tile + 5, 7 * tile + 3, 300 * tile})) {
     for (const bool in_place : {false, true}) {
       for (const scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive}) {
         const std::vector<A> in = random_vector<A>(rng, n);
