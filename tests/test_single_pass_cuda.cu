@@ -69,6 +69,8 @@ void check_reused_temp(ss::scan_strategy strategy, Op op, const char* name, std:
 }
 
 TEST_F(single_pass_cuda, temp_storage_reused_across_calls) {
+  static_assert(streamscan::cuda::detail::status_layout_for<st::affine3u>() ==
+                streamscan::cuda::detail::status_layout::paired);
   for (const auto strategy : single_pass) {
     // Packed status words; 512 tiles of 8192 int32 and 256 of 4096 uint64
     // are 4096 bytes of words.
@@ -76,6 +78,8 @@ TEST_F(single_pass_cuda, temp_storage_reused_across_calls) {
     check_reused_temp<std::uint64_t>(strategy, ss::plus{}, "uint64", std::int64_t{1} << 20);
     // Paired status words: 128 tiles of 4096 mat2u are 4096 bytes of words.
     check_reused_temp<st::mat2u>(strategy, st::mat2u_product{}, "mat2u", std::int64_t{1} << 19);
+    // 12 bytes: paired status words in the general kernel (no 16-byte vectors).
+    check_reused_temp<st::affine3u>(strategy, st::affine3u_compose{}, "affine3u");
   }
 }
 
@@ -106,10 +110,11 @@ TEST_F(single_pass_cuda, paired_status_words_read_a_torn_pair_as_not_ready) {
   };
   // Tile 0: A; 1: P; 2 and 3: a half of each publication, in either order
   // (torn); 4: reset.
+  const auto as_a = halves(a, sd::tile_aggregate, sd::tile_aggregate), as_p = halves(p, sd::tile_prefix, sd::tile_prefix);
   std::vector<half_word> words;
-  for (const auto& w : {halves(a, sd::tile_aggregate, sd::tile_aggregate), halves(p, sd::tile_prefix, sd::tile_prefix),
-                        std::vector<half_word>{halves(a, 1, 1)[0], halves(p, 2, 2)[1]},
-                        std::vector<half_word>{halves(p, 2, 2)[0], halves(a, 1, 1)[1]}, halves(st::mat2u{}, 0, 0)})
+  for (const auto& w : {as_a, as_p,
+                        std::vector<half_word>{as_a[0], as_p[1]}, std::vector<half_word>{as_p[0], as_a[1]},
+                        halves(st::mat2u{}, sd::tile_invalid, sd::tile_invalid)})
     words.insert(words.end(), w.begin(), w.end());
   const int tiles = 5;
   ASSERT_EQ(sd::tile_status<st::mat2u>::bytes(tiles), words.size() * sizeof(half_word));
@@ -134,11 +139,10 @@ TEST_F(single_pass_cuda, paired_status_words_read_a_torn_pair_as_not_ready) {
   STREAMSCAN_TEST_CUDA(cudaGetLastError());
   STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
   d_words.download(words);
-  const auto expect = halves(p, sd::tile_prefix, sd::tile_prefix);
-  EXPECT_EQ(words[8].low, expect[0].low);
-  EXPECT_EQ(words[8].value, expect[0].value);
-  EXPECT_EQ(words[9].low, expect[1].low);
-  EXPECT_EQ(words[9].value, expect[1].value);
+  EXPECT_EQ(words[8].low, as_p[0].low);
+  EXPECT_EQ(words[8].value, as_p[0].value);
+  EXPECT_EQ(words[9].low, as_p[1].low);
+  EXPECT_EQ(words[9].value, as_p[1].value);
 }
 
 TEST_F(single_pass_cuda, concurrent_streams) {

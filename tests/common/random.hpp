@@ -56,6 +56,8 @@ T random_value(std::mt19937_64& rng) {
   } else if constexpr (std::is_same_v<T, mat2u>) {
     return mat2u{static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()),
                  static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng())};
+  } else if constexpr (std::is_same_v<T, affine3u>) {  // odd slopes, as for affine
+    return affine3u{static_cast<std::uint32_t>(rng() | 1), static_cast<std::uint32_t>(rng()), 1u};
   } else if constexpr (std::is_same_v<T, affine<std::uint16_t>> || std::is_same_v<T, affine<std::uint32_t>>) {
     using W = decltype(T::a);  // odd slopes: a product of many never collapses to 0
     return T{static_cast<W>(rng() | 1), static_cast<W>(rng())};

@@ -62,6 +62,24 @@ struct affine_compose {
   }
 };
 
+// A 12-byte value (paired status words, no 16-byte vectors): an affine map
+// x -> a*x + b modulo 2^32 and a count of the maps composed. Non-commutative.
+struct affine3u {
+  std::uint32_t a, b, count;
+  friend bool operator==(const affine3u& p, const affine3u& q) {
+    return p.a == q.a && p.b == q.b && p.count == q.count;
+  }
+  friend std::ostream& operator<<(std::ostream& os, const affine3u& f) {
+    return os << '(' << f.a << "x+" << f.b << ", " << f.count << ')';
+  }
+};
+static_assert(sizeof(affine3u) == 12);
+struct affine3u_compose {  // g after f
+  STREAMSCAN_HOST_DEVICE affine3u operator()(const affine3u& f, const affine3u& g) const {
+    return {g.a * f.a, g.a * f.b + g.b, f.count + g.count};
+  }
+};
+
 // Non-commutative on a scalar: "take the right one" (op(a, b) = b) is associative;
 // an inclusive scan with it copies the input, an exclusive scan shifts it by one.
 struct take_right {
