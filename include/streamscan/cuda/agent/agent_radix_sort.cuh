@@ -5,8 +5,12 @@
 // A tile's digit offsets come from a decoupled look-back over one status word
 // per (tile, digit): 2 flag bits (aggregate / inclusive prefix) and a 30-bit
 // count, so a launch covers at most 2^30 - 1 keys (the dispatcher splits
-// larger inputs into portions). Thread d of a block owns digit d: it publishes
-// the tile's count, walks back until it meets a prefix, and publishes its own.
+// larger inputs into portions, launched one after another). Thread d of a
+// block owns digit d: it publishes the tile's count, walks back until it meets
+// a prefix, and publishes its own. A portion's digit starts cannot come from
+// the histogram: after the first pass a portion holds other keys than the
+// input's portion did. The portion's last tile, which learns the portion's
+// count of each digit, writes the next portion's starts instead.
 // Keys travel as their order-preserving bits (radix_key_traits), inverted for
 // descending order; they are turned back on the way out.
 #pragma once
@@ -205,6 +209,7 @@ class agent_onesweep {
     V* values_out;
     std::int64_t n;                   // keys in this portion
     const std::int64_t* digit_start;  // output position of this portion's first key of each digit
+    std::int64_t* next_digit_start;   // the next portion's (written by the last tile), or null
     unsigned* status;                 // (tile, digit) words of this portion
     unsigned long long* tile_counter;
     radix_digit<U> digit;
@@ -258,7 +263,9 @@ class agent_onesweep {
       const unsigned before =
           t.tile == 0 ? 0u : digit_status::exclusive_prefix(p.status + threadIdx.x, t.tile, bins);
       if (t.tile != 0) digit_status::publish(my_status, digit_status::prefix, before + real);
-      const std::int64_t start = p.digit_start[threadIdx.x] + before - static_cast<std::int64_t>(local_start);
+      const std::int64_t portion_start = p.digit_start[threadIdx.x];
+      if (t.last && p.next_digit_start != nullptr) p.next_digit_start[threadIdx.x] = portion_start + before + real;
+      const std::int64_t start = portion_start + before - static_cast<std::int64_t>(local_start);
       s.key_out[threadIdx.x] = p.keys_out + start;
       if constexpr (PAIRS) s.value_out[threadIdx.x] = p.values_out + start;
     }

@@ -6,7 +6,9 @@
 // sorting pass per 8-bit digit (least significant first) reads every key
 // once and writes it once: (2P + 1) key reads/writes per key for P passes,
 // plus 2P value moves for pairs. Inputs past 2^30 - 1 keys run as portions,
-// each with its own look-back (the status words count 30 bits).
+// each with its own look-back (the status words count 30 bits); the histogram
+// gives portion 0's digit starts in every pass and each portion's last tile
+// the next portion's (agent_onesweep).
 //
 // Buffers: the passes ping-pong between the output and a temp copy, ordered
 // so that the last pass writes the output; only an in-place sort with an odd
@@ -79,9 +81,16 @@ struct onesweep_shapes {
   static constexpr tuning::radix_histogram_shape histogram = tuning::radix_histogram_shape_for(sizeof(K));
 };
 
+// The most keys one look-back counts (30-bit counts), in whole tiles.
+constexpr std::int64_t onesweep_portion_limit(std::int64_t tile) { return ((std::int64_t{1} << 30) - 1) / tile * tile; }
+
+// portion_limit: keys a portion may hold, rounded down to whole tiles (at
+// least one); 0 takes onesweep_portion_limit. Tests pass small ones to run
+// the portions' chained digit starts at small sizes.
 template <class K, class V, class Shapes = onesweep_shapes<K, V>>
 status onesweep_sort(const char* fn, void* temp, std::size_t& temp_bytes, const sort_io<K, V>& io, std::int64_t n,
-                     cudaStream_t stream, int begin_bit, int end_bit, bool descending, const device_facts* facts) {
+                     cudaStream_t stream, int begin_bit, int end_bit, bool descending, const device_facts* facts,
+                     std::int64_t portion_limit = 0) {
   using streamscan::detail::temp_bytes_for;
   using U = typename radix_key_traits<K>::bits_type;
   constexpr bool pairs = sort_io<K, V>::pairs;
@@ -91,7 +100,9 @@ status onesweep_sort(const char* fn, void* temp, std::size_t& temp_bytes, const 
   constexpr std::int64_t tile = shape.tile_items();
 
   const int passes = (end_bit - begin_bit + shape.radix_bits - 1) / shape.radix_bits;
-  const std::int64_t portion_items = ((std::int64_t{1} << 30) - 1) / tile * tile;
+  const std::int64_t portion_items =
+      portion_limit <= 0 ? onesweep_portion_limit(tile) : std::min(std::max(portion_limit / tile, std::int64_t{1}) * tile,
+                                                                   onesweep_portion_limit(tile));
   const std::int64_t portions = n == 0 ? 1 : (n + portion_items - 1) / portion_items;
   const std::int64_t max_tiles = (std::min(n, portion_items) + tile - 1) / tile;
 
@@ -145,7 +156,7 @@ status onesweep_sort(const char* fn, void* temp, std::size_t& temp_bytes, const 
         !s)
       return s;
   }
-  // start[(q * passes + p) * bins + d]; the kernel runs a block per pass.
+  // start[(p * portions + q) * bins + d] for q = 0; the kernel runs a block per pass.
   if (status s = launch(fn, "radix_digit_start_kernel", radix_digit_start_kernel<shape.radix_bits>, passes, bins,
                         stream, hist, static_cast<int>(portions), passes, start);
       !s)
@@ -176,7 +187,8 @@ status onesweep_sort(const char* fn, void* temp, std::size_t& temp_bytes, const 
         params.values_out = values.dst(p);
       }
       params.n = count;
-      params.digit_start = start + (q * passes + p) * bins;
+      params.digit_start = start + (p * portions + q) * bins;
+      params.next_digit_start = q + 1 < portions ? start + (p * portions + q + 1) * bins : nullptr;
       params.status = words;
       params.tile_counter = counter;
       params.digit = radix_digit<U>{rp.shift[p], rp.mask[p], invert};

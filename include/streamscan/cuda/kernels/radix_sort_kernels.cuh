@@ -21,9 +21,13 @@ __global__ void __launch_bounds__(THREADS)
   agent::run(storage, keys, n, passes, invert, hist);
 }
 
-// One block per pass p, a thread per digit d: the output position of portion
-// q's first key with digit d, from the portions' counts. Both arrays hold
-// portion q, pass p, digit d at (q * passes + p) * bins + d.
+// One block per pass p, a thread per digit d: the output position of the
+// first key with digit d (in portion 0), from the portions' counts. hist holds
+// portion q, pass p, digit d at (q * passes + p) * bins + d; start holds pass
+// p, portion q, digit d at (p * portions + q) * bins + d, of which this kernel
+// writes q = 0. Later portions' starts are not the input portions' counts
+// (after the first pass a portion holds other keys): the sorting pass chains
+// them (agent_onesweep).
 template <int RADIX_BITS>
 __global__ void __launch_bounds__(1 << RADIX_BITS)
     radix_digit_start_kernel(const unsigned* hist, int portions, int passes, std::int64_t* start) {
@@ -31,16 +35,12 @@ __global__ void __launch_bounds__(1 << RADIX_BITS)
   using scan_t = block_scan<unsigned long long, bins, block_scan_algorithm::kogge_stone>;
   __shared__ typename scan_t::temp_storage storage;
   const int d = static_cast<int>(threadIdx.x);
-  auto at = [&](int q) { return (std::int64_t{q} * passes + blockIdx.x) * bins + d; };
   unsigned long long total = 0;
-  for (int q = 0; q < portions; ++q) total += hist[at(q)];
+  for (int q = 0; q < portions; ++q) total += hist[(std::int64_t{q} * passes + blockIdx.x) * bins + d];
   streamscan::plus add;
   unsigned long long running = scan_t(storage).exclusive_scan(total, add);
   if (d == 0) running = 0;  // exclusive_scan leaves thread 0's result unspecified
-  for (int q = 0; q < portions; ++q) {
-    start[at(q)] = static_cast<std::int64_t>(running);
-    running += hist[at(q)];
-  }
+  start[std::int64_t{blockIdx.x} * portions * bins + d] = static_cast<std::int64_t>(running);
 }
 
 // One tile per block; agent::storage_bytes of dynamic shared memory.
