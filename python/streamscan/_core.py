@@ -13,6 +13,7 @@ input's library where that library has ``from_dlpack``.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import importlib
 import inspect
@@ -64,6 +65,11 @@ class Library:
 
     def describe(self, x: Any, back=None) -> Array:
         raise NotImplementedError
+
+    def checked(self, x: Any, name: str, written: bool, back=None) -> Array:
+        """x described as argument `name`, which the call writes where `written`:
+        raises for what the library can tell is read-only or in non-native byte order."""
+        return self.describe(x, back)
 
     def empty(self, like: Array, shape: Sequence[int], dtype: str) -> Any:
         raise NotImplementedError
@@ -125,6 +131,15 @@ class NumpyLibrary(Library):
         return Array(x, self, False, 0, x.__array_interface__["data"][0], name, x.shape,
                      x.flags.c_contiguous, back)
 
+    def checked(self, x, name, written, back=None):
+        if written and not x.flags.writeable:
+            raise ValueError(read_only(name))
+        if not x.dtype.isnative:  # the back ends read and write native order only
+            if written:
+                raise TypeError(non_native(name, x.dtype.str))
+            x = x.astype(x.dtype.newbyteorder("="))
+        return self.describe(x, back)
+
     def empty(self, like, shape, dtype):
         return np.empty(shape, dtype=_numpy_dtype(dtype))
 
@@ -168,6 +183,11 @@ class CupyLibrary(Library):
             name = self.names[dt] = dt.name
         return Array(x, self, True, x.device.id, x.data.ptr, name, x.shape,
                      x.flags.c_contiguous, back)
+
+    def checked(self, x, name, written, back=None):
+        if not x.dtype.isnative:  # refused, not converted: CuPy's own casts ignore byte order
+            raise TypeError(non_native(name, x.dtype.str))
+        return self.describe(x, back)
 
     def temp(self, like, nbytes):
         with self.cupy.cuda.Device(like.device):
@@ -304,30 +324,90 @@ def _foreign_back(x: Any) -> Optional[Callable[[Any], Any]]:
     return None
 
 
-def as_array(x: Any, name: str) -> Array:
-    """Describes x (any array), or raises TypeError naming the argument."""
+def as_array(x: Any, name: str, written: bool = False) -> Array:
+    """Describes x (any array), or raises TypeError naming the argument.
+
+    Every argument is described here, so the checks of what the back ends cannot
+    take are made here, once for every call: where the call writes the argument
+    (written: out=, spmv's y), a read-only array raises ValueError; an input in
+    non-native byte order (NumPy) is described as a native copy, one written to
+    raises TypeError, and so does a device array in that order (CuPy cannot
+    convert it).
+    """
     module = type(x).__module__
     if module == "numpy":
-        return _library("numpy").describe(x)
-    if module.startswith("torch"):
+        return _library("numpy").checked(x, name, written)
+    if module.startswith("torch"):  # no read-only tensors, no byte orders
         return _library("torch").describe(x)
     if module.startswith("cupy"):
-        return _library("cupy").describe(x)
+        return _library("cupy").checked(x, name, written)
     if hasattr(x, "__cuda_array_interface__"):
+        interface = x.__cuda_array_interface__
+        if written and interface["data"][1]:
+            raise ValueError(read_only(name))
+        if not np.dtype(interface["typestr"]).isnative:  # CuPy refuses it too, naming no argument
+            raise TypeError(non_native(name, interface["typestr"]))
         cupy = _library("cupy").cupy
         return _library("cupy").describe(cupy.asarray(x), _foreign_back(x))
     if hasattr(x, "__dlpack__"):
         device_type, _ = x.__dlpack_device__()
+        exported = _Exported(x) if written else x
         if device_type in (2, 13):  # kDLCUDA, kDLCUDAManaged
             cupy = _library("cupy").cupy
-            return _library("cupy").describe(cupy.from_dlpack(x), _foreign_back(x))
-        if device_type in (1, 3):  # kDLCPU, kDLCUDAHost
-            return _library("numpy").describe(np.from_dlpack(x), _foreign_back(x))
-        raise TypeError(f"{name}: arrays on DLPack device type {device_type} are not supported")
+            a = _library("cupy").checked(cupy.from_dlpack(exported), name, written, _foreign_back(x))
+        elif device_type in (1, 3):  # kDLCPU, kDLCUDAHost
+            a = _library("numpy").checked(np.from_dlpack(exported), name, written, _foreign_back(x))
+        else:
+            raise TypeError(f"{name}: arrays on DLPack device type {device_type} are not supported")
+        if written and exported.read_only:
+            raise ValueError(read_only(name))
+        return a
     if isinstance(x, (list, tuple, int, float, bool)):
         return _library("numpy").describe(np.asarray(x))
     raise TypeError(f"{name}: expected an array (NumPy, CuPy, PyTorch, or one with __dlpack__ or "
                     f"__cuda_array_interface__), got {type(x).__name__}")
+
+
+def read_only(name: str) -> str:
+    return f"{name}: the array is read-only"
+
+
+def non_native(name: str, dtype: str) -> str:
+    return f"{name}: dtype {dtype} is in non-native byte order (convert it with .astype(dtype.newbyteorder('=')))"
+
+
+class _Exported:
+    """x's DLPack export, handed on to the importing library as it asks for it,
+    noting the read-only flag of a versioned (DLPack 1.0) tensor: CuPy imports
+    such a tensor as a writable array."""
+
+    def __init__(self, x: Any):
+        self.x = x
+        self.read_only = False
+
+    def __dlpack_device__(self):
+        return self.x.__dlpack_device__()
+
+    def __dlpack__(self, *args, **kwargs):
+        capsule = self.x.__dlpack__(*args, **kwargs)
+        self.read_only = _capsule_read_only(capsule)
+        return capsule
+
+
+# The capsule's C API through private prototypes (not ctypes.pythonapi's shared
+# functions, whose argument types others may set).
+_capsule_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(("PyCapsule_GetName", ctypes.pythonapi))
+_capsule_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi))
+
+
+def _capsule_read_only(capsule: Any) -> bool:
+    if _capsule_name(capsule) != b"dltensor_versioned":
+        return False  # an unversioned tensor has no flags
+    address = _capsule_pointer(capsule, b"dltensor_versioned")
+    # DLManagedTensorVersioned: version (two uint32), manager_ctx, deleter, then the uint64 flags.
+    flags = ctypes.c_uint64.from_address(address + 24).value
+    return bool(flags & 1)  # DLPACK_FLAG_BITMASK_READ_ONLY
 
 
 def result(a: Array, obj: Any) -> Any:
@@ -384,7 +464,7 @@ def output(like: Array, out: Any, shape: Sequence[int], dtype: str, name: str = 
     """out checked against the shape and dtype a call writes, or a new array."""
     if out is None:
         return like.lib.new(like, shape, dtype)
-    o = as_array(out, name)
+    o = as_array(out, name, written=True)
     same_place(like, o, name)
     if tuple(o.shape) != tuple(shape):
         raise ValueError(f"{name}: shape {tuple(o.shape)}, expected {tuple(shape)}")

@@ -27,8 +27,8 @@ def _csr_parts(A: Any) -> Tuple[Any, Any, Any, Tuple[int, int]]:
                     "(indptr, indices, data, shape)")
 
 
-def _vector(v: Any, name: str, like: Array, length: int, dtype: str) -> Array:
-    a = _core.as_array(v, name)
+def _vector(v: Any, name: str, like: Array, length: int, dtype: str, written: bool = False) -> Array:
+    a = _core.as_array(v, name, written)
     _core.same_place(like, a, name)
     if tuple(a.shape) != (length,):
         raise ValueError(f"{name}: shape {tuple(a.shape)}, expected ({length},)")
@@ -74,7 +74,7 @@ def spmv(A: Any, x: Any, y: Any = None, *, alpha: float = 1.0, beta: float = 0.0
             raise ValueError("beta: y is read when beta != 0; pass y")
         yv = values.lib.new(xv, (rows,), values.dtype)
     else:
-        yv = _vector(y, "y", values, rows, values.dtype)
+        yv = _vector(y, "y", values, rows, values.dtype, written=True)
     if rows > 0:
         _core.run(_core.backend(values).spmv, values, stream, rows, cols, nnz, offsets.ptr, cols_index.ptr,
                   values.ptr, xv.ptr, yv.ptr, _core.CODE[cols_index.dtype], _core.CODE[values.dtype], float(alpha),

@@ -125,12 +125,12 @@ def scan(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, out: Any, s
     total = rows * n
     if segmented and len(a.shape) != 1:
         raise ValueError(f"x: segmented scans take a 1-d array, got shape {tuple(a.shape)}")
+    o = _core.output(a, out, a.shape, acc)  # checked before the communicator is touched
     address = 0 if comm is None else _ranked_address(a, module, comm, exclusive, initial)
 
     kind, seg, num_segments = _SEGMENTS["none"], None, 0
     if segmented:
         kind, seg, num_segments = _segments(a, flags, offsets, n)
-    o = _core.output(a, out, a.shape, acc)
     if total == 0 and not address:  # across ranks, an empty shard still takes part in the exchange
         return _core.result(a, o.obj)
     if rows > 1:  # batched rows: one segment a row
