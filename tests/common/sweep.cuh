@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -118,9 +119,42 @@ class counters {
   int count_;
 };
 
+// A counter slot used as the maximum of non-negative values (it starts at
+// 0.0): the bit patterns of non-negative doubles order as the values do, and a
+// NaN (its sign cleared by fabs) lies above infinity, so it shows.
+__device__ inline void atomic_max_nonneg(unsigned long long* slot, double v) {
+  atomicMax(slot, static_cast<unsigned long long>(__double_as_longlong(fabs(v))));
+}
+inline double as_double(unsigned long long bits) {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
 inline int grid_for(std::int64_t n) {
   const std::int64_t blocks = (n + 255) / 256;
   return static_cast<int>(blocks < 8192 ? (blocks > 0 ? blocks : 1) : 8192);
+}
+
+template <int = 0>
+__global__ void count_bytes_unlike(const unsigned char* p, std::int64_t bytes, unsigned char byte,
+                                   unsigned long long* count) {
+  unsigned long long here = 0;
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < bytes;
+       i += std::int64_t{gridDim.x} * blockDim.x)
+    here += p[i] != byte;
+  if (here) atomicAdd(count, here);
+}
+
+// How many of the bytes at p differ from `byte`: whether a call that failed
+// left an output it was given (filled with `byte`) untouched.
+inline unsigned long long bytes_unlike(const void* p, std::size_t bytes, unsigned char byte) {
+  counters count(1);
+  count_bytes_unlike<<<grid_for(static_cast<std::int64_t>(bytes)), 256>>>(static_cast<const unsigned char*>(p),
+                                                                        static_cast<std::int64_t>(bytes), byte,
+                                                                        count.get());
+  STREAMSCAN_TEST_CUDA(cudaGetLastError());
+  return count.read()[0];
 }
 
 // One line per case on stdout, so that a sweep's log shows what ran, what
@@ -128,14 +162,21 @@ inline int grid_for(std::int64_t n) {
 class case_log {
  public:
   explicit case_log(std::string name) : name_(std::move(name)), start_(std::chrono::steady_clock::now()) {}
-  void done(bool ok) const {
+  // note: what the check measured (an error bound met, say), shown after the time.
+  void done(bool ok, const std::string& note = "") const {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::printf("sweep %-60s %s %.2f s\n", name_.c_str(), ok ? "ok" : "FAILED", s);
+    std::printf("sweep %-60s %s %.2f s%s%s\n", name_.c_str(), ok ? "ok" : "FAILED", s, note.empty() ? "" : "; ",
+                note.c_str());
     std::fflush(stdout);
   }
   static void skipped(const std::string& name, std::size_t need, std::size_t have) {
     std::printf("sweep %-60s skipped: needs %.1f GiB, the arena holds %.1f GiB\n", name.c_str(), need / 1073741824.0,
                 have / 1073741824.0);
+    std::fflush(stdout);
+  }
+  // Skipped for another reason than memory (a run of minutes, say).
+  static void skipped(const std::string& name, const std::string& why) {
+    std::printf("sweep %-60s skipped: %s\n", name.c_str(), why.c_str());
     std::fflush(stdout);
   }
 
