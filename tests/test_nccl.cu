@@ -1,9 +1,12 @@
 // The multi-GPU scan and compaction (streamscan/nccl.cuh) against the naive
 // host oracle applied to all shards joined in rank order. Every test runs on
 // groups of simulated ranks (one GPU, a thread and a stream per rank) and on
-// an NCCL communicator over every GPU present (one rank on a one-GPU machine).
+// an NCCL communicator over every GPU present (one rank on a one-GPU machine),
+// but the rebalance split's host check and the sizes past 2^32 (simulated
+// ranks only, checked on the device, with STREAMSCAN_TEST_SWEEP=1).
 #include <gtest/gtest.h>
 
+#include <streamscan/iterators.hpp>
 #include <streamscan/nccl.cuh>
 
 #include <algorithm>
@@ -13,6 +16,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +24,7 @@
 #include "common/cuda_helpers.cuh"
 #include "common/oracle.hpp"
 #include "common/random.hpp"
+#include "common/sweep.cuh"
 #include "common/types.hpp"
 
 namespace {
@@ -165,6 +170,40 @@ std::vector<std::int64_t> shard_sizes(int ranks, std::mt19937_64& rng, std::int6
 
 void expect_all_ok(const std::vector<std::string>& errors) {
   for (std::size_t r = 0; r < errors.size(); ++r) EXPECT_EQ(errors[r], "") << "rank " << r;
+}
+
+// Rank r's first global position after rebalancing `total` elements over
+// `ranks`: numpy.array_split's (and torch.tensor_split's) split, the first
+// total % ranks ranks holding one element more. The tests' own statement of
+// the rule, pinned to numpy's bounds by SplitIsNumpyArraySplit.
+std::int64_t split_begin(std::int64_t total, int ranks, int r) {
+  return total / ranks * r + std::min<std::int64_t>(r, total % ranks);
+}
+
+// The rebalance's split (the library's share_begin and the tests' own
+// split_begin) against the bounds of np.array_split(np.arange(total), ranks),
+// with total < ranks, total % ranks != 0 and a total past 2^32 among them.
+TEST(nccl_split, SplitIsNumpyArraySplit) {
+  const struct {
+    std::int64_t total;
+    int ranks;
+    std::vector<std::int64_t> bounds;  // ranks + 1 of them
+  } cases[] = {
+      {5, 2, {0, 3, 5}},
+      {7, 3, {0, 3, 5, 7}},
+      {10, 5, {0, 2, 4, 6, 8, 10}},
+      {2, 3, {0, 1, 2, 2}},
+      {3, 5, {0, 1, 2, 3, 3, 3}},
+      {0, 3, {0, 0, 0, 0}},
+      {1, 1, {0, 1}},
+      {(std::int64_t{1} << 32) + 22, 3, {0, 1431655773, 2863311546, 4294967318}},
+  };
+  for (const auto& c : cases)
+    for (int r = 0; r <= c.ranks; ++r) {
+      EXPECT_EQ(ss::cuda::detail::share_begin(c.total, c.ranks, r), c.bounds[r])
+          << "total " << c.total << " on " << c.ranks << " ranks, rank " << r;
+      EXPECT_EQ(split_begin(c.total, c.ranks, r), c.bounds[r]) << "total " << c.total << " on " << c.ranks;
+    }
 }
 
 // Scans shards of T with op on group g (inclusive, or exclusive from init)
@@ -385,14 +424,17 @@ struct compacted_on_rank {
 };
 
 // Compaction across ranks: local order, global offsets and total; then
-// rebalancing gives every rank its equal slice of the global order.
+// rebalancing gives every rank its slice of the global order, numpy.array_split's
+// (split_begin). Round 2 keeps ranks - 1 elements in all: fewer than the ranks.
 TEST_F(nccl_test, CompactionPlacementAndRebalance) {
   auto rng = make_rng("nccl.compaction");
   for_each_group([&](group& g) {
     const int ranks = g.size();
-    for (int round = 0; round < 2; ++round) {
-      const auto sizes = shard_sizes(ranks, rng, 1'500'000);
-      const below pred{round == 0 ? -50 : 40};
+    for (int round = 0; round < 3; ++round) {
+      std::vector<std::int64_t> sizes(static_cast<std::size_t>(ranks), 0);
+      if (round < 2) sizes = shard_sizes(ranks, rng, 1'500'000);
+      else sizes[0] = ranks - 1;
+      const below pred{round == 0 ? -50 : round == 1 ? 40 : 101};  // round 2 keeps all (values lie in [-100, 100])
       std::vector<std::vector<std::int32_t>> shards(static_cast<std::size_t>(ranks));
       std::vector<std::int32_t> selected;
       std::vector<std::int64_t> counts(static_cast<std::size_t>(ranks), 0);
@@ -416,7 +458,7 @@ TEST_F(nccl_test, CompactionPlacementAndRebalance) {
         device_buffer<std::uint8_t> dflags(static_cast<std::size_t>(n));
         dflags.upload(flags);
         ss::nccl::rank_placement p =
-            round == 0 ? ss::nccl::select_if(in.get(), out.get(), n, n, pred, comm, env.stream)
+            round != 1 ? ss::nccl::select_if(in.get(), out.get(), n, n, pred, comm, env.stream)
                        : ss::nccl::select_flagged(in.get(), dflags.get(), out.get(), n, n, comm, env.stream);
         placements[env.rank] = p;
         local[env.rank].resize(static_cast<std::size_t>(p.count));
@@ -443,8 +485,7 @@ TEST_F(nccl_test, CompactionPlacementAndRebalance) {
         EXPECT_EQ(p.offsets[r], offset);
         EXPECT_TRUE(std::equal(local[r].begin(), local[r].end(), selected.begin() + offset)) << "rank " << r;
         offset += counts[r];
-        const std::int64_t begin = total / ranks * r + std::min<std::int64_t>(r, total % ranks);
-        const std::int64_t end = total / ranks * (r + 1) + std::min<std::int64_t>(r + 1, total % ranks);
+        const std::int64_t begin = split_begin(total, ranks, r), end = split_begin(total, ranks, r + 1);
         EXPECT_EQ(at, begin);
         ASSERT_EQ(static_cast<std::int64_t>(balanced[r].size()), end - begin) << "rank " << r;
         EXPECT_TRUE(std::equal(balanced[r].begin(), balanced[r].end(), selected.begin() + begin)) << "rank " << r;
@@ -639,6 +680,374 @@ TEST_F(nccl_test, CorruptedPlacementIsRefusedOnEveryRank) {
       }
     }
   });
+}
+
+// ---- Sizes past 2^31 and 2^32 (STREAMSCAN_TEST_SWEEP=1) ----
+// The ranked scan, compaction and rebalance on simulated ranks (one GPU, so
+// a check kernel reads every rank's buffers) with shards and totals past
+// 2^31 and 2^32 elements. Inputs are hashed from the global index on the
+// device and every check runs there (tests/common/sweep.cuh).
+
+namespace sw = streamscan_test::sweep;
+
+// Shard sizes in rank order; rank r's shard holds global indices
+// [first(r), first(r) + n[r]).
+struct shape {
+  std::vector<std::int64_t> n;
+  int ranks() const { return static_cast<int>(n.size()); }
+  std::int64_t first(int r) const { return std::accumulate(n.begin(), n.begin() + r, std::int64_t{0}); }
+  std::int64_t total() const { return first(ranks()); }
+  std::string name() const {
+    std::string s = std::to_string(ranks()) + " ranks {";
+    for (int r = 0; r < ranks(); ++r) s += (r ? ", " : "") + sw::log2_name(n[r]);
+    return s + "}";
+  }
+};
+
+// Room for a case's temp storage on top of its data (the calls ask for a few
+// MiB each; their size queries give the exact bytes when carved).
+constexpr std::size_t temp_room = std::size_t{1} << 30;
+
+template <class T, class F>
+__global__ void fill_from_index(T* p, std::int64_t n, std::int64_t first, F f) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::int64_t{gridDim.x} * blockDim.x)
+    p[i] = f(static_cast<std::uint64_t>(first + i));
+}
+
+// Every rank's temp storage for one call, carved from the arena: `query(comm,
+// r, bytes)` is rank r's size query (which makes no exchange), on a group of
+// the same size.
+template <class Query>
+std::vector<void*> carve_temps(sw::arena& arena, int ranks, std::vector<std::size_t>& bytes, Query query) {
+  ss::cuda::simulated_ranks sizing(ranks);
+  std::vector<void*> temps(static_cast<std::size_t>(ranks));
+  bytes.assign(temps.size(), 0);
+  for (int r = 0; r < ranks; ++r) {
+    ss::throw_if_error(query(sizing.member(r), r, bytes[r]));
+    temps[r] = arena.take<unsigned char>(static_cast<std::int64_t>(bytes[r]), false);
+    if (temps[r] == nullptr)
+      throw std::runtime_error("the arena has no room for rank " + std::to_string(r) + "'s temp storage");
+  }
+  return temps;
+}
+
+// The scan's input: a uint32 hash of the global index.
+struct scan_input {
+  std::uint64_t salt;
+  __host__ __device__ std::uint32_t operator()(std::uint64_t g) const {
+    return static_cast<std::uint32_t>(sw::hash64(salt, g));
+  }
+};
+
+enum scan_counter { wrong_sum, changed_input, scan_counter_count };
+
+// An inclusive sum (wrapping) holds exactly when out[i] == out[i - 1] +
+// in(first + i) for every i, with out[-1] the previous non-empty rank's last
+// output (*before; 0 before the first rank). `in` (null when scanned in place)
+// must be unchanged.
+__global__ void check_scan_shard(const std::uint32_t* out, const std::uint32_t* in, std::int64_t n, std::int64_t first,
+                                 scan_input f, const std::uint32_t* before, unsigned long long* counts) {
+  unsigned long long wrong = 0, changed = 0;
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::uint32_t x = f(static_cast<std::uint64_t>(first + i));
+    const std::uint32_t prev = i > 0 ? out[i - 1] : before ? *before : 0u;
+    if (out[i] != static_cast<std::uint32_t>(prev + x)) ++wrong;
+    if (in && in[i] != x) ++changed;
+  }
+  if (wrong) atomicAdd(counts + wrong_sum, wrong);
+  if (changed) atomicAdd(counts + changed_input, changed);
+}
+
+std::size_t scan_bytes(const shape& s, bool in_place) {
+  return static_cast<std::size_t>(s.total()) * sizeof(std::uint32_t) * (in_place ? 1 : 2) + temp_room;
+}
+
+// An inclusive sum of uint32 across the ranks of `s`, checked on the device.
+void check_large_scan(sw::arena& arena, const shape& s, bool in_place, std::uint64_t salt) {
+  const std::string name = "nccl inclusive_scan uint32 " + s.name() + (in_place ? " in place" : "");
+  SCOPED_TRACE("seed " + std::to_string(global_seed()) + " " + name);
+  if (!sw::arena::fits(scan_bytes(s, in_place), arena.capacity()))
+    return sw::case_log::skipped(name, scan_bytes(s, in_place), arena.capacity());
+  const sw::case_log log(name);
+  const int ranks = s.ranks();
+  const scan_input f{salt};
+  arena.reset();
+  std::vector<std::uint32_t*> in(static_cast<std::size_t>(ranks)), out(in.size());
+  for (int r = 0; r < ranks; ++r) {
+    in[r] = arena.take<std::uint32_t>(s.n[r]);
+    out[r] = in_place ? in[r] : arena.take<std::uint32_t>(s.n[r]);
+    ASSERT_TRUE(in[r] && out[r]);
+    fill_from_index<<<8192, 256>>>(in[r], s.n[r], s.first(r), f);
+  }
+  STREAMSCAN_TEST_CUDA(cudaGetLastError());
+  std::vector<std::size_t> bytes;
+  const auto temps = carve_temps(arena, ranks, bytes, [&](auto comm, int r, std::size_t& b) {
+    return ss::nccl::inclusive_scan(nullptr, b, in[r], out[r], s.n[r], ss::plus{}, comm);
+  });
+  STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());  // the ranks' non-blocking streams do not wait for the fill
+  simulated_group g(ranks);
+  expect_all_ok(g.run([&](const rank_env& env, auto comm) {
+    const int r = env.rank;
+    std::size_t b = bytes[r];
+    ss::throw_if_error(ss::nccl::inclusive_scan(temps[r], b, in[r], out[r], s.n[r], ss::plus{}, comm, env.stream));
+  }));
+  sw::counters counts(scan_counter_count);
+  const std::uint32_t* before = nullptr;
+  for (int r = 0; r < ranks; ++r) {
+    if (s.n[r] == 0) continue;
+    check_scan_shard<<<sw::grid_for(s.n[r]), 256>>>(out[r], in_place ? nullptr : in[r], s.n[r], s.first(r), f, before,
+                                                     counts.get());
+    before = out[r] + s.n[r] - 1;
+  }
+  STREAMSCAN_TEST_CUDA(cudaGetLastError());
+  const auto got = counts.read();
+  EXPECT_EQ(got[wrong_sum], 0u) << "outputs that are not the output before plus the input";
+  EXPECT_EQ(got[changed_input], 0u) << "input elements changed by an out-of-place scan";
+  for (int r = 0; r < ranks; ++r) EXPECT_TRUE(sw::guard_intact(out[r], s.n[r])) << "bytes after rank " << r << "'s output";
+  log.done(!::testing::Test::HasFailure());
+}
+
+// The compaction's element of global index g: (g << 8) | byte for uint64 (the
+// value names its index), the byte alone for uint8.
+template <class V>
+struct compaction_input {
+  std::uint64_t salt;
+  __host__ __device__ std::uint8_t byte(std::uint64_t g) const { return static_cast<std::uint8_t>(sw::hash64(salt, g)); }
+  __host__ __device__ V operator()(std::uint64_t g) const {
+    if constexpr (sizeof(V) == 8)
+      return (g << 8) | byte(g);
+    else
+      return byte(g);
+  }
+};
+
+// The predicate: the element's byte below `limit` (of 256).
+struct byte_below {
+  unsigned limit;
+  template <class V>
+  __host__ __device__ bool operator()(V v) const {
+    return (static_cast<unsigned>(v) & 0xffu) < limit;
+  }
+};
+
+// counts[0] += how many of global indices [first, first + n) the predicate
+// keeps, counts[1] += the sum of their bytes.
+template <class V>
+__global__ void count_kept(std::int64_t first, std::int64_t n, compaction_input<V> f, byte_below keep,
+                           unsigned long long* counts) {
+  unsigned long long kept = 0, sum = 0;
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::uint8_t b = f.byte(static_cast<std::uint64_t>(first + i));
+    if (keep(b)) ++kept, sum += b;
+  }
+  if (kept) atomicAdd(counts, kept), atomicAdd(counts + 1, sum);
+}
+
+enum compaction_counter { not_kept, kept_bytes, outside_shard, not_an_input, out_of_order, compaction_counter_count };
+
+// One rank's compacted output: every element kept by the predicate, and the
+// sum of their bytes. For uint64, each value's index within the rank's shard,
+// the value the input of that index, and indices strictly rising: with the
+// count, exactly the kept indices in order.
+template <class V>
+__global__ void check_compacted(const V* out, std::int64_t count, std::int64_t first, std::int64_t n,
+                                compaction_input<V> f, byte_below keep, unsigned long long* counts) {
+  unsigned long long c[compaction_counter_count] = {};
+  for (std::int64_t j = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; j < count;
+       j += std::int64_t{gridDim.x} * blockDim.x) {
+    const V v = out[j];
+    if (!keep(v)) ++c[not_kept];
+    c[kept_bytes] += static_cast<unsigned>(v) & 0xffu;
+    if constexpr (sizeof(V) == 8) {
+      const std::uint64_t g = v >> 8;
+      if (g < static_cast<std::uint64_t>(first) || g >= static_cast<std::uint64_t>(first + n))
+        ++c[outside_shard];
+      else if (v != f(g))
+        ++c[not_an_input];
+      if (j > 0 && (out[j - 1] >> 8) >= g) ++c[out_of_order];
+    }
+  }
+  for (int k = 0; k < compaction_counter_count; ++k)
+    if (c[k]) atomicAdd(counts + k, c[k]);
+}
+
+constexpr int most_ranks = 4;
+
+// Every rank's compacted output and the global offsets (the placement's).
+template <class V>
+struct compacted_ranks {
+  const V* out[most_ranks];
+  std::int64_t offsets[most_ranks + 1];
+  int ranks;
+};
+
+// *wrong += how many of mine[j] differ from the compacted element of global
+// position begin + j, on whichever rank holds it.
+template <class V>
+__global__ void check_rebalanced(const V* mine, std::int64_t count, std::int64_t begin, compacted_ranks<V> all,
+                                 unsigned long long* wrong) {
+  unsigned long long w = 0;
+  for (std::int64_t j = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; j < count;
+       j += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t at = begin + j;
+    int q = 0;
+    while (q + 1 < all.ranks && at >= all.offsets[q + 1]) ++q;
+    if (mine[j] != all.out[q][at - all.offsets[q]]) ++w;
+  }
+  if (w) atomicAdd(wrong, w);
+}
+
+// A compaction and rebalance case: keeps the elements whose byte is below
+// keep_below (of 256). uint64 values come from a transform iterator (nothing
+// stored); uint8 ones are read from memory.
+struct compaction_case {
+  shape s;
+  unsigned keep_below;
+  // Bytes it takes for `kept` kept elements: the stored input, the compacted
+  // output and the rebalanced one.
+  template <class V>
+  std::size_t bytes(std::int64_t kept) const {
+    return (sizeof(V) == 1 ? static_cast<std::size_t>(s.total()) : 0) + 2 * static_cast<std::size_t>(kept) * sizeof(V) +
+           temp_room;
+  }
+  // The same before counting: the expected share kept, with a margin far
+  // beyond a hash's spread.
+  template <class V>
+  std::size_t estimated_bytes() const {
+    return bytes<V>(static_cast<std::int64_t>(static_cast<double>(s.total()) * keep_below / 256 * 1.001) + 4096);
+  }
+};
+
+template <class V>
+void check_large_compaction(sw::arena& arena, const compaction_case& c, std::uint64_t salt) {
+  const shape& s = c.s;
+  const int ranks = s.ranks();
+  const std::string name = std::string("nccl select_if + rebalance ") +
+                           (sizeof(V) == 8 ? "uint64 index<<8|byte from an iterator" : "uint8 from memory") +
+                           ", keep " + std::to_string(c.keep_below) + "/256, " + s.name();
+  SCOPED_TRACE("seed " + std::to_string(global_seed()) + " " + name);
+  ASSERT_LE(ranks, most_ranks);
+  const compaction_input<V> f{salt};
+  const byte_below keep{c.keep_below};
+  // What each rank must keep, counted on the device: the placement's offsets.
+  sw::counters expected(2 * ranks);
+  for (int r = 0; r < ranks; ++r)
+    if (s.n[r] > 0) count_kept<<<sw::grid_for(s.n[r]), 256>>>(s.first(r), s.n[r], f, keep, expected.get() + 2 * r);
+  STREAMSCAN_TEST_CUDA(cudaGetLastError());
+  const auto want = expected.read();
+  std::vector<std::int64_t> kept(static_cast<std::size_t>(ranks)), offsets(kept.size() + 1, 0), share(kept.size());
+  for (int r = 0; r < ranks; ++r) offsets[r + 1] = offsets[r] + (kept[r] = static_cast<std::int64_t>(want[2 * r]));
+  const std::int64_t total = offsets[ranks];
+  if (!sw::arena::fits(c.bytes<V>(total), arena.capacity()))
+    return sw::case_log::skipped(name, c.bytes<V>(total), arena.capacity());
+  const sw::case_log log(name + ", " + std::to_string(total) + " kept");
+
+  arena.reset();
+  std::vector<V*> stored(kept.size(), nullptr), out(kept.size()), mine(kept.size());
+  for (int r = 0; r < ranks; ++r) {
+    if constexpr (sizeof(V) == 1) {
+      stored[r] = arena.take<V>(s.n[r], false);
+      ASSERT_NE(stored[r], nullptr);
+      fill_from_index<<<8192, 256>>>(stored[r], s.n[r], s.first(r), f);
+    }
+    // Room for exactly what the rank keeps and for exactly its share: the
+    // guard bytes after them catch any write past.
+    share[r] = split_begin(total, ranks, r + 1) - split_begin(total, ranks, r);
+    out[r] = arena.take<V>(kept[r]);
+    mine[r] = arena.take<V>(share[r]);
+    ASSERT_TRUE(out[r] && mine[r]);
+  }
+  STREAMSCAN_TEST_CUDA(cudaGetLastError());
+  const auto input = [&](int r) {
+    if constexpr (sizeof(V) == 1)
+      return static_cast<const V*>(stored[r]);
+    else
+      return ss::transform_iterator(ss::counting_iterator<std::uint64_t>(static_cast<std::uint64_t>(s.first(r))), f);
+  };
+  std::vector<std::size_t> bytes;
+  const auto temps = carve_temps(arena, ranks, bytes, [&](auto comm, int r, std::size_t& b) {
+    ss::nccl::rank_placement unused;
+    return ss::nccl::select_if(nullptr, b, input(r), out[r], s.n[r], kept[r], keep, unused, comm);
+  });
+  STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());  // the ranks' non-blocking streams do not wait for the fill
+  std::vector<ss::nccl::rank_placement> placement(kept.size());
+  std::vector<std::int64_t> got(kept.size(), -1);
+  simulated_group g(ranks);
+  expect_all_ok(g.run([&](const rank_env& env, auto comm) {
+    const int r = env.rank;
+    std::size_t b = bytes[r];
+    ss::throw_if_error(
+        ss::nccl::select_if(temps[r], b, input(r), out[r], s.n[r], kept[r], keep, placement[r], comm, env.stream));
+    ss::throw_if_error(ss::nccl::rebalance(out[r], mine[r], share[r], placement[r], got[r], comm, env.stream));
+  }));
+
+  compacted_ranks<V> all{};
+  all.ranks = ranks;
+  for (int r = 0; r <= ranks; ++r) all.offsets[r] = offsets[r];
+  for (int r = 0; r < ranks; ++r) all.out[r] = out[r];
+  for (int r = 0; r < ranks; ++r) {
+    SCOPED_TRACE("rank " + std::to_string(r));
+    const auto& p = placement[r];
+    EXPECT_EQ(p.count, kept[r]);
+    EXPECT_EQ(p.offset, offsets[r]);
+    EXPECT_EQ(p.total, total);
+    EXPECT_TRUE(p.complete);
+    EXPECT_EQ(p.offsets, offsets);
+    EXPECT_EQ(got[r], share[r]) << "not the rank's numpy.array_split share of " << total;
+    // Bounded by what the test carved, whatever the library returned.
+    sw::counters counts(compaction_counter_count + 1);
+    check_compacted<<<sw::grid_for(kept[r]), 256>>>(out[r], kept[r], s.first(r), s.n[r], f, keep, counts.get());
+    check_rebalanced<<<sw::grid_for(share[r]), 256>>>(mine[r], share[r], split_begin(total, ranks, r), all,
+                                                       counts.get() + compaction_counter_count);
+    STREAMSCAN_TEST_CUDA(cudaGetLastError());
+    const auto seen = counts.read();
+    EXPECT_EQ(seen[not_kept], 0u) << "compacted elements the predicate does not keep";
+    EXPECT_EQ(seen[kept_bytes], want[2 * r + 1]) << "the compacted bytes' sum is not the kept inputs'";
+    EXPECT_EQ(seen[outside_shard], 0u) << "compacted indices outside the rank's shard";
+    EXPECT_EQ(seen[not_an_input], 0u) << "compacted values that are not their index's input";
+    EXPECT_EQ(seen[out_of_order], 0u) << "compacted indices not strictly rising";
+    EXPECT_EQ(seen[compaction_counter_count], 0u) << "rebalanced elements other than the global order's";
+    EXPECT_TRUE(sw::guard_intact(out[r], kept[r])) << "bytes after the compacted output written";
+    EXPECT_TRUE(sw::guard_intact(mine[r], share[r])) << "bytes after the rebalanced output written";
+  }
+  log.done(!::testing::Test::HasFailure());
+}
+
+// Shards and totals past 2^31 and 2^32: the scan of uint32 on two ranks
+// (total past 2^32) and on three (one shard past 2^32, an empty one between,
+// in place); the compaction and rebalance of uint64 values that name their
+// index (two ranks: more than 2^31 kept; three: a shard past 2^32) and of
+// uint8 from memory (three ranks: one keeps more than 2^32, every share passes
+// 2^31). Simulated ranks only (every rank's buffers on one GPU). Tens of GiB
+// of GPU memory (the largest case ~37 GiB, the cases one at a time), so only
+// with STREAMSCAN_TEST_SWEEP=1: the default GPU round stays short.
+TEST_F(nccl_test, SizesPastTwoToThe32) {
+  if (const char* sweep = std::getenv("STREAMSCAN_TEST_SWEEP"); !sweep || std::string(sweep) != "1")
+    GTEST_SKIP() << "sizes past 2^32 need tens of GiB of GPU memory: set STREAMSCAN_TEST_SWEEP=1 to run them";
+  const shape two{{(std::int64_t{1} << 31) + 17, (std::int64_t{1} << 31) + 5}};
+  const shape three{{(std::int64_t{1} << 32) + 9, 0, (std::int64_t{1} << 31) - 3}};
+  const compaction_case indexed_two{two, 144}, indexed_three{three, 32};
+  const compaction_case bytes_three{{{5 * (std::int64_t{1} << 30) + 9, 0, (std::int64_t{1} << 31) - 3}}, 240};
+  const std::size_t largest = std::max({scan_bytes(two, false), scan_bytes(three, true),
+                                        indexed_two.estimated_bytes<std::uint64_t>(),
+                                        indexed_three.estimated_bytes<std::uint64_t>(),
+                                        bytes_three.estimated_bytes<std::uint8_t>()});
+  std::size_t free_bytes = 0, total_bytes = 0;
+  STREAMSCAN_TEST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const double gib = 1 << 30;
+  sw::arena arena;  // all the free memory but a reserve
+  if (!sw::arena::fits(largest, arena.capacity()))
+    GTEST_SKIP() << "the largest case needs " << largest / gib << " GiB of GPU memory; " << free_bytes / gib
+                 << " GiB are free (" << arena.capacity() / gib << " GiB in the arena)";
+  auto rng = make_rng("nccl.sizes");
+  check_large_scan(arena, two, false, rng());
+  check_large_scan(arena, three, true, rng());
+  check_large_compaction<std::uint64_t>(arena, indexed_two, rng());
+  check_large_compaction<std::uint64_t>(arena, indexed_three, rng());
+  check_large_compaction<std::uint8_t>(arena, bytes_three, rng());
 }
 
 }  // namespace

@@ -15,7 +15,8 @@
 //   select_if / select_flagged: each rank compacts its shard locally (stable)
 //     and learns where its elements sit globally (rank_placement).
 //   rebalance: moves compacted elements so that every rank holds an equal
-//     share of the global order.
+//     share of the global order, split the way numpy.array_split (and
+//     torch.tensor_split) splits: the first total % size ranks hold one more.
 //
 // Every call waits for the ranks' exchange (a few microseconds of records)
 // before any rank writes; a bad argument on any rank gives every rank an error
@@ -136,8 +137,11 @@ template <class InIt, class FlagIt, class OutIt, class Comm>
 }
 
 // Moves the compacted elements `in` (this rank's placement.count of them) so
-// that rank r ends with global positions [r*total/size, (r+1)*total/size) in
-// `out` (room for `capacity`; in and out must not overlap). Returns this
+// that rank r ends with global positions [begin(r), begin(r + 1)) in `out`
+// (room for `capacity`; in and out must not overlap), where begin(r) =
+// r * (total / size) + min(r, total % size): numpy.array_split's (and
+// torch.tensor_split's) split, the first total % size ranks holding one
+// element more (5 elements on 2 ranks: [0, 3) and [3, 5)). Returns this
 // rank's new count. `placement` is what the compaction returned on this rank:
 // one that could not have come from it (offsets not rising from 0 to the
 // total, this rank's offset or count not its own entry, other offsets than

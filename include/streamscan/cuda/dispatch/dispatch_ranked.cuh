@@ -23,8 +23,8 @@
 // counts, and every rank learns its global offset and the total; no further
 // pass. Rebalancing checks the placement it is given (check_placement below,
 // and the same offsets on every rank), then moves the selected elements so
-// that rank r holds global positions [r*total/size, (r+1)*total/size) (floor
-// division, spread evenly).
+// that rank r holds global positions [share_begin(r), share_begin(r + 1)):
+// numpy.array_split's split (share_begin below).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -309,7 +309,10 @@ status ranked_compaction(const char* fn, const char* kind, void* temp, std::size
   return status::ok();
 }
 
-// First global position of rank r's equal share of `total` elements.
+// First global position of rank r's share of `total` elements, split the way
+// numpy.array_split (and torch.tensor_split) splits: r * (total / ranks) +
+// min(r, total % ranks), so the first total % ranks ranks hold one element
+// more (5 on 2 ranks: [0, 3) and [3, 5); 2 on 3: [0, 1), [1, 2), [2, 2)).
 inline std::int64_t share_begin(std::int64_t total, int ranks, int r) {
   const std::int64_t q = total / ranks, extra = total % ranks;
   return q * r + std::min<std::int64_t>(r, extra);
