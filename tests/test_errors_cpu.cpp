@@ -66,6 +66,29 @@ TEST(errors_cpu, temp_storage_too_small) {
   EXPECT_EQ(out, std::vector<std::int32_t>(n, sentinel));
 }
 
+// select_indices refuses an index type that cannot hold n - 1, whatever is
+// selected (one flag at the start would fit; the type still cannot hold them).
+TEST(errors_cpu, select_indices_type_too_narrow) {
+  const std::int64_t n = 300;
+  std::vector<unsigned char> flags(n, 0);
+  flags[0] = 1;
+  std::vector<std::int8_t> out(n, 42);
+  std::int64_t num = -1;
+  std::size_t bytes = 0;
+  const ss::status q = ss::cpu::select_indices(nullptr, bytes, flags.data(), out.data(), n, n, &num);
+  EXPECT_EQ(q.code(), ss::errc::invalid_argument);
+  EXPECT_NE(q.message().find("'out'"), std::string::npos) << q.message();
+  std::vector<unsigned char> temp(4096);
+  bytes = temp.size();
+  const ss::status s = ss::cpu::select_indices(temp.data(), bytes, flags.data(), out.data(), n, n, &num);
+  EXPECT_EQ(s.code(), ss::errc::invalid_argument);
+  EXPECT_EQ(out, std::vector<std::int8_t>(n, 42));
+  EXPECT_EQ(num, -1);
+  // 128 elements: indices up to 127 fit int8.
+  bytes = 0;
+  EXPECT_TRUE(ss::cpu::select_indices(nullptr, bytes, flags.data(), out.data(), 128, 128, &num).is_ok());
+}
+
 TEST(errors_cpu, scan_then_add_needs_a_readable_output) {
   std::vector<std::int32_t> in(1000, 1), out(1000, sentinel);
   try {

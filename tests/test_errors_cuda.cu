@@ -73,6 +73,30 @@ TEST_F(errors_cuda, null_pointers) {
   expect_output_untouched();
 }
 
+// select_indices refuses an index type that cannot hold n - 1 (before any
+// work: the size query already says so), and writes nothing.
+TEST_F(errors_cuda, select_indices_type_too_narrow) {
+  const std::int64_t m = 300;
+  st::device_buffer<unsigned char> flags(m);
+  STREAMSCAN_TEST_CUDA(cudaMemset(flags.get(), 1, m));
+  st::device_buffer<std::int8_t> out(m);
+  STREAMSCAN_TEST_CUDA(cudaMemset(out.get(), 42, m));
+  st::device_buffer<std::int64_t> count(1);
+  std::size_t bytes = 0;
+  const ss::status q = ss::cuda::select_indices(nullptr, bytes, static_cast<const unsigned char*>(flags.get()),
+                                                out.get(), m, m, count.get());
+  EXPECT_EQ(q.code(), ss::errc::invalid_argument);
+  EXPECT_NE(q.message().find("'out'"), std::string::npos) << q.message();
+  st::device_buffer<unsigned char> temp(1 << 20);
+  bytes = 1 << 20;
+  const ss::status s = ss::cuda::select_indices(temp.get(), bytes, static_cast<const unsigned char*>(flags.get()),
+                                                out.get(), m, m, count.get());
+  EXPECT_EQ(s.code(), ss::errc::invalid_argument);
+  std::vector<std::int8_t> host;
+  out.download(host);
+  EXPECT_EQ(host, std::vector<std::int8_t>(m, 42));
+}
+
 TEST_F(errors_cuda, temp_storage_too_small) {
   const std::size_t bytes = query();
   st::device_buffer<unsigned char> temp(bytes);

@@ -170,6 +170,7 @@ template <class FlagIt, class OutIt>
   static_assert(std::is_integral_v<Index>, "streamscan::cpu::select_indices: the output holds integer indices");
   const char* fn = "streamscan::cpu::select_indices";
   if (status s = streamscan::detail::validate_array_arg(fn, flags, "flags", n, temp == nullptr); !s) return s;
+  if (status s = streamscan::detail::validate_index_type<Index>(fn, n); !s) return s;
   bool proceed = false;
   if (status s = detail::begin_select(fn, temp, temp_bytes, flags, out, n, &capacity, num_selected, proceed, opt,
                                       true);

@@ -80,14 +80,13 @@ template <class FlagIt, class OutIt>
                                     select_options opt = {}) {
   static_assert(std::is_integral_v<typename std::iterator_traits<OutIt>::value_type>,
                 "streamscan::cuda::select_indices: the output holds integer indices");
-  if (status s = streamscan::detail::validate_array_arg("streamscan::cuda::select_indices", flags, "flags", n,
-                                                         temp == nullptr);
-      !s)
-    return s;
+  const char* fn = "streamscan::cuda::select_indices";
+  if (status s = streamscan::detail::validate_array_arg(fn, flags, "flags", n, temp == nullptr); !s) return s;
+  using Index = typename std::iterator_traits<OutIt>::value_type;
+  if (status s = streamscan::detail::validate_index_type<Index>(fn, n); !s) return s;
   const streamscan::detail::index_source<FlagIt, OutIt> src{{flags, false}, out};
-  return detail::dispatch_select<detail::select_call::compaction>("streamscan::cuda::select_indices", temp, temp_bytes,
-                                                                  src, src, flags, out, n, capacity, num_selected,
-                                                                  stream, opt);
+  return detail::dispatch_select<detail::select_call::compaction>(fn, temp, temp_bytes, src, src, flags, out, n,
+                                                                  capacity, num_selected, stream, opt);
 }
 
 // Selected first (input order), then rejected (reverse input order). One pass.
