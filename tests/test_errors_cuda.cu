@@ -97,6 +97,17 @@ TEST_F(errors_cuda, select_indices_type_too_narrow) {
   EXPECT_EQ(host, std::vector<std::int8_t>(m, 42));
 }
 
+// A matrix whose nnz does not fit its offsets' type is refused by the size
+// query already (no pointer is read), so no temp is ever sized for it.
+TEST_F(errors_cuda, spmv_size_query_refuses_nnz_past_the_offset_type) {
+  std::size_t bytes = 0;
+  const ss::csr_view<float, std::int32_t, std::int32_t> a{10, 10, std::int64_t{1} << 31, nullptr, nullptr, nullptr};
+  const ss::status s = ss::cuda::spmv(nullptr, bytes, a, static_cast<const float*>(nullptr),
+                                      static_cast<float*>(nullptr), 1.0f, 0.0f);
+  EXPECT_EQ(s.code(), ss::errc::invalid_argument);
+  EXPECT_NE(s.message().find("'A.nnz'"), std::string::npos) << s.message();
+}
+
 TEST_F(errors_cuda, temp_storage_too_small) {
   const std::size_t bytes = query();
   st::device_buffer<unsigned char> temp(bytes);

@@ -15,6 +15,20 @@
 
 namespace streamscan::detail {
 
+// The matrix's sizes alone: what a size query checks too (no pointer read).
+template <class Value, class Offset, class Index>
+status validate_spmv_sizes(const char* fn, const csr_view<Value, Offset, Index>& a) {
+  auto bad = [&](const std::string& what) { return invalid_argument(fn, what); };
+  if (a.rows < 0) return bad("argument 'A.rows' is negative (" + std::to_string(a.rows) + ")");
+  if (a.cols < 0) return bad("argument 'A.cols' is negative (" + std::to_string(a.cols) + ")");
+  if (a.nnz < 0) return bad("argument 'A.nnz' is negative (" + std::to_string(a.nnz) + ")");
+  if (a.nnz > static_cast<std::int64_t>(std::numeric_limits<Offset>::max()))
+    return bad("argument 'A.nnz' (" + std::to_string(a.nnz) + ") does not fit the row offsets' type");
+  if (a.cols > 0 && a.cols - 1 > static_cast<std::int64_t>(std::numeric_limits<Index>::max()))
+    return bad("argument 'A.cols' (" + std::to_string(a.cols) + ") does not fit the column indices' type");
+  return status::ok();
+}
+
 template <class Value, class Offset, class Index>
 status validate_spmv(const char* fn, const csr_view<Value, Offset, Index>& a, const Value* x, const Value* y,
                      const spmv_options& opt) {
@@ -25,13 +39,7 @@ status validate_spmv(const char* fn, const csr_view<Value, Offset, Index>& a, co
   static_assert(std::is_same_v<Index, std::int32_t> || std::is_same_v<Index, std::int64_t>,
                 "streamscan::spmv: column indices are int32 or int64");
   auto bad = [&](const std::string& what) { return invalid_argument(fn, what); };
-  if (a.rows < 0) return bad("argument 'A.rows' is negative (" + std::to_string(a.rows) + ")");
-  if (a.cols < 0) return bad("argument 'A.cols' is negative (" + std::to_string(a.cols) + ")");
-  if (a.nnz < 0) return bad("argument 'A.nnz' is negative (" + std::to_string(a.nnz) + ")");
-  if (a.nnz > static_cast<std::int64_t>(std::numeric_limits<Offset>::max()))
-    return bad("argument 'A.nnz' (" + std::to_string(a.nnz) + ") does not fit the row offsets' type");
-  if (a.cols > 0 && a.cols - 1 > static_cast<std::int64_t>(std::numeric_limits<Index>::max()))
-    return bad("argument 'A.cols' (" + std::to_string(a.cols) + ") does not fit the column indices' type");
+  if (status s = validate_spmv_sizes(fn, a); !s) return s;
   if (a.rows > 0 && a.row_offsets == nullptr)
     return bad("argument 'A.row_offsets' is a null pointer while A.rows = " + std::to_string(a.rows));
   if (a.nnz > 0 && a.column_indices == nullptr)

@@ -157,8 +157,8 @@ status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const 
   const spmv_strategy strategy = resolve_spmv_strategy(a, opt.strategy);
   if (temp == nullptr) {  // a size query checks the sizes and the strategy only
     csr_view<V, O, I> sizes{a.rows, a.cols, a.nnz, nullptr, nullptr, nullptr};
-    if (a.rows < 0 || a.cols < 0 || a.nnz < 0 || opt.strategy > spmv_strategy::row_groups)
-      return streamscan::detail::validate_spmv(fn, sizes, x, y, opt);
+    if (status s = streamscan::detail::validate_spmv_sizes(fn, sizes); !s) return s;
+    if (opt.strategy > spmv_strategy::row_groups) return streamscan::detail::validate_spmv(fn, sizes, x, y, opt);
     spmv_layout l;
     if (status s = plan_spmv(fn, a, strategy, stream, l); !s) return s;
     temp_bytes = l.total + 255;
