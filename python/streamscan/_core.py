@@ -104,6 +104,15 @@ class Library:
     def take(self, a: Array, indices: Array) -> Array:
         return self.describe(a.obj[indices.obj])
 
+    def moveaxis(self, a: Array, source: int, destination: int) -> Array:
+        """A view of a with axis `source` moved to `destination` (numpy.moveaxis, torch.movedim)."""
+        module = getattr(self, "cupy", None) or np
+        return self.describe(module.moveaxis(a.obj, source, destination), a.back)
+
+    def reshape(self, a: Array, shape: Sequence[int]) -> Array:
+        """a with another shape, a view where its layout allows."""
+        return self.describe(a.obj.reshape(tuple(shape)), a.back)
+
     def item(self, a: Array) -> int:
         return int(a.obj[0])
 
@@ -291,6 +300,9 @@ class TorchLibrary(Library):
 
     def contiguous(self, a):
         return self.describe(a.obj.contiguous(), a.back)
+
+    def moveaxis(self, a, source, destination):
+        return self.describe(a.obj.movedim(source, destination), a.back)
 
     def astype(self, a, dtype):
         return self.describe(a.obj.to(self.dtypes[dtype]).contiguous(), a.back)
@@ -563,6 +575,25 @@ def _strategies(family: str):
     if names is None:
         names = _strategy_names[family] = list(_cpu.strategies(family))
     return names
+
+
+_AxisError = getattr(getattr(np, "exceptions", np), "AxisError")
+
+
+def normalize_axis(axis: Any, dim: Any, ndim: int, name: str = "axis") -> int:
+    """The axis a call runs along, from NumPy's `axis` or torch's `dim` (the same
+    thing; give one), negative counting from the end, as a non-negative index."""
+    if dim is not None:
+        if axis is not None and axis != dim:
+            raise TypeError(f"axis, dim: two different axes ({axis} and {dim}); dim is torch's name for axis")
+        axis, name = dim, "dim"
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"{name}: expected an integer, got {type(axis).__name__}")
+    if ndim == 0:
+        raise ValueError(f"{name}: a 0-d array has no axis")
+    if not -ndim <= axis < ndim:
+        raise _AxisError(int(axis), ndim, name)  # NumPy's: a ValueError and an IndexError
+    return int(axis) % ndim
 
 
 def rows_of(a: Array) -> Tuple[int, int]:

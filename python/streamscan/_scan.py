@@ -33,11 +33,26 @@ def dtype_name(dtype: Any, name: str = "dtype") -> str:
     raise TypeError(f"{name}: {dtype!r} is not a supported dtype (one of {', '.join(_core.DTYPES)})")
 
 
-def _default_accumulator(in_dtype: str) -> str:
+_WIDER_UNSIGNED = frozenset(("uint8", "uint16", "uint32"))
+_WIDER_SIGNED = frozenset(("bool", "int8", "int16", "int32"))
+
+
+def _default_accumulator(in_dtype: str, op: str, library: str) -> str:
+    """The result dtype the input library's own function gives (cumsum, cumprod,
+    cummax, ...): sums and products of integers narrower than 64 bits widen, as
+    torch's cumsum / cumprod (every integer and bool to int64) and NumPy's and
+    CuPy's (signed and bool to int64, unsigned to uint64) do; max, min and the
+    bitwise operators keep the input's dtype (bool: int64). 16-bit floats stay
+    16-bit (accumulated in float32, rounded once at the output)."""
+    if op in ("add", "mul"):
+        if library == "torch" and (in_dtype in _WIDER_SIGNED or in_dtype in _WIDER_UNSIGNED):
+            return "int64"
+        if in_dtype in _WIDER_SIGNED:
+            return "int64"
+        if in_dtype in _WIDER_UNSIGNED:
+            return "uint64"
     if in_dtype == "bool":
         return "int64"
-    if in_dtype in ("float16", "bfloat16"):
-        return "float32"
     return in_dtype
 
 
@@ -51,7 +66,14 @@ def _work_type(acc: str) -> str:
     return acc
 
 
+def _check_op(op: Any) -> None:
+    if not isinstance(op, str):
+        raise TypeError(f"op: expected one of {', '.join(OPS)}, got {type(op).__name__} (segments go in flags= or "
+                        "offsets=, an axis in axis=)")
+
+
 def _op_code(op: str, work: str) -> int:
+    _check_op(op)
     if op not in OPS:
         raise ValueError(f"op: {op!r} is not one of {', '.join(OPS)}")
     if op in BITWISE and work not in _core.INTEGERS:
@@ -97,9 +119,15 @@ def _run_plan(p: _Plan, a: Array, exclusive: bool, initial: Any, backward: bool,
     return _core.result(a, o.obj)
 
 
+FLATTEN = object()  # axis=None of numpy.cumsum: the flattened array
+
+
 def scan(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, out: Any, stream: Any, strategy: Optional[str],
          flags: Any = None, offsets: Any = None, backward: bool = False, segmented: bool = False,
-         comm: Any = None) -> Any:
+         comm: Any = None, axis: Any = -1, dim: Any = None) -> Any:
+    _check_op(op)
+    if (axis is not None and axis != -1) or dim is not None or axis is FLATTEN:
+        return _scan_along(x, op, exclusive, dtype, initial, out, stream, strategy, comm, axis, dim)
     a = _core.as_array(x, "x")
     # A plain scan (one row, no out=, segments or ranks) of an input like one seen before
     # runs the plan that call made: the same checks would pass, the same codes and temp
@@ -117,7 +145,14 @@ def scan(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, out: Any, s
             return _run_plan(plan, a, exclusive, initial, backward, stream)
     _core.dtype_code(a, "x")
     module = _core.backend(a)
-    acc = _default_accumulator(a.dtype) if dtype is None else dtype_name(dtype)
+    if dtype is not None:
+        acc = dtype_name(dtype)
+    elif out is not None:  # as NumPy: an out= without dtype= accumulates in out's dtype
+        acc = _core.as_array(out, "out", True).dtype
+    elif segmented:  # the input's dtype (bool: int64)
+        acc = "int64" if a.dtype == "bool" else a.dtype
+    else:
+        acc = _default_accumulator(a.dtype, op, a.lib.name)
     work = _work_type(acc)
     code = _op_code(op, work)
     strategy_code = _core.strategy_code("scan", strategy)
@@ -153,6 +188,35 @@ def scan(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, out: Any, s
         if len(_plans) > 1024:
             _plans.clear()
         _plans[plan_key] = _Plan(module.scan, acc, total, in_code, work_code, code, strategy_code, nbytes)
+    return _core.result(a, o.obj)
+
+
+def _scan_along(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, out: Any, stream: Any,
+                strategy: Optional[str], comm: Any, axis: Any, dim: Any) -> Any:
+    """A scan along any axis of an n-d array, or of the flattened array (axis
+    FLATTEN, numpy's axis=None): the axis is moved last in a contiguous copy,
+    scanned row by row, and moved back into a new C-contiguous result or into
+    out. The copies cost two passes over the data each way; a kernel that reads
+    the rows with a stride would save them."""
+    a = _core.as_array(x, "x")
+    if comm is not None:
+        raise ValueError("axis: a scan across ranks runs along its 1-d shard; give no axis")
+    if axis is FLATTEN and dim is None:
+        flat = a if len(a.shape) == 1 else a.lib.reshape(a if a.contiguous else a.lib.contiguous(a), (-1,))
+        return _core.result(a, scan(flat.obj, op, exclusive, dtype, initial, out, stream, strategy))
+    ax = _core.normalize_axis(None if axis is FLATTEN else axis, dim, len(a.shape))
+    if ax == len(a.shape) - 1:
+        return _core.result(a, scan(a.obj, op, exclusive, dtype, initial, out, stream, strategy))
+    if out is not None:  # checked before any work; without dtype=, its dtype is the scan's
+        acc = _core.as_array(out, "out", True).dtype if dtype is None else dtype_name(dtype)
+        o = _core.output(a, out, a.shape, acc)
+        dtype = acc
+    moved = a.lib.contiguous(a.lib.moveaxis(a, ax, -1))
+    scanned = _core.as_array(scan(moved.obj, op, exclusive, dtype, initial, None, stream, strategy), "x")
+    back = a.lib.moveaxis(scanned, -1, ax)
+    if out is None:
+        return _core.result(a, a.lib.contiguous(back).obj)
+    o.obj[...] = back.obj
     return _core.result(a, o.obj)
 
 
@@ -231,18 +295,31 @@ def _segments(a: Array, flags: Any, offsets: Any, n: int):
     return _SEGMENTS["offsets"], s, s.shape[0] - 1
 
 
+def _axis(axis: Any) -> Any:
+    return FLATTEN if axis is None else axis
+
+
 @_core.on_callers_stream("x")
-def inclusive_scan(x: Any, op: str = "add", *, dtype: Any = None, initial: Any = None, out: Any = None,
-                   stream: Any = None, strategy: Optional[str] = None, comm: Any = None) -> Any:
-    """out[..., i] = initial (op) x[..., 0] (op) ... (op) x[..., i], along the last axis.
+def inclusive_scan(x: Any, op: str = "add", *, axis: Any = -1, dim: Any = None, dtype: Any = None,
+                   initial: Any = None, out: Any = None, stream: Any = None, strategy: Optional[str] = None,
+                   comm: Any = None) -> Any:
+    """out[..., i] = initial (op) x[..., 0] (op) ... (op) x[..., i], along an axis.
 
     op: "add", "mul", "max", "min", or for integers "and", "or", "xor".
-    dtype: the accumulator and output dtype (default: x's; int64 for bool;
-    float32 for float16 and bfloat16). initial: a value folded in first
-    (default: none). out: a C-contiguous array of x's shape and that dtype;
-    it may be x itself (in place). A 2-d or higher array is scanned row by
-    row along its last axis, as torch.cumsum(dim=-1). Runs on the caller's
-    current stream (or `stream`) without waiting for the GPU.
+    axis (or dim, torch's name): the axis to scan along, negative from the
+    end (default the last; None: the flattened array, as numpy.cumsum). Every
+    other axis is a batch of independent scans.
+    dtype: the accumulator and output dtype. The default is what the input
+    library's own function gives (torch.cumsum / numpy.cumsum for "add",
+    cumprod for "mul", cummax / cummin for "max" / "min"): sums and products of
+    narrower integers widen to int64 (NumPy and CuPy: unsigned to uint64);
+    float16 and bfloat16 stay 16-bit, accumulated in float32 and rounded once;
+    bool gives int64; with out= and no dtype=, out's dtype (as NumPy).
+    initial: a value folded in first (default: none). out: an array of x's
+    shape (flattened: x.size) and the scan's dtype; it may be x itself (in
+    place). Runs on the caller's current stream (or `stream`)
+    without waiting for the GPU. Along another axis than the last the rows are
+    moved into a contiguous copy first (two extra passes each way).
 
     comm: scan across GPUs. x is this rank's 1-d shard of one array held by
     the ranks of an NCCL communicator (a torch.distributed process group of
@@ -254,35 +331,47 @@ def inclusive_scan(x: Any, op: str = "add", *, dtype: Any = None, initial: Any =
     bad dtype, shape or out= on one rank) stops that rank before the
     exchange, and the others then wait, as for any collective one rank skips.
     """
-    return scan(x, op, False, dtype, initial, out, stream, strategy, comm=comm)
+    return scan(x, op, False, dtype, initial, out, stream, strategy, comm=comm, axis=_axis(axis), dim=dim)
 
 
 @_core.on_callers_stream("x")
-def exclusive_scan(x: Any, op: str = "add", *, dtype: Any = None, initial: Any = None, out: Any = None,
-                   stream: Any = None, strategy: Optional[str] = None, comm: Any = None) -> Any:
+def exclusive_scan(x: Any, op: str = "add", *, axis: Any = -1, dim: Any = None, dtype: Any = None,
+                   initial: Any = None, out: Any = None, stream: Any = None, strategy: Optional[str] = None,
+                   comm: Any = None) -> Any:
     """out[..., 0] = initial, out[..., i] = initial (op) x[..., 0] (op) ... (op) x[..., i-1].
 
     initial defaults to op's identity (0 for add, or and xor; 1 for mul; the
     lowest value for max, the highest for min; all ones for and). Otherwise as
     inclusive_scan; across ranks (comm), initial comes before rank 0's shard.
     """
-    return scan(x, op, True, dtype, initial, out, stream, strategy, comm=comm)
+    return scan(x, op, True, dtype, initial, out, stream, strategy, comm=comm, axis=_axis(axis), dim=dim)
 
 
 @_core.on_callers_stream("x")
-def cumsum(x: Any, *, dtype: Any = None, out: Any = None, stream: Any = None) -> Any:
-    """inclusive_scan(x, "add"), as numpy.cumsum along the last axis."""
-    return scan(x, "add", False, dtype, None, out, stream, None)
+def cumsum(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, *, dim: Any = None,
+           stream: Any = None) -> Any:
+    """numpy.cumsum / torch.cumsum: inclusive_scan(x, "add"). axis=None (the
+    default, as NumPy) scans the flattened array; dim is torch's name for axis.
+    The default dtype is the input library's (see inclusive_scan)."""
+    return scan(x, "add", False, dtype, None, out, stream, None, axis=_axis(axis), dim=dim)
 
 
 @_core.on_callers_stream("x")
-def cumprod(x: Any, *, dtype: Any = None, out: Any = None, stream: Any = None) -> Any:
-    """inclusive_scan(x, "mul"), as numpy.cumprod along the last axis."""
-    return scan(x, "mul", False, dtype, None, out, stream, None)
+def cumprod(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, *, dim: Any = None,
+            stream: Any = None) -> Any:
+    """numpy.cumprod / torch.cumprod: inclusive_scan(x, "mul"); as cumsum."""
+    return scan(x, "mul", False, dtype, None, out, stream, None, axis=_axis(axis), dim=dim)
+
+
+def _segment_args(flags: Any, op: Any) -> None:
+    """A string where the flags go is an op passed in the old argument order."""
+    if isinstance(flags, str):
+        raise TypeError(f"flags: got the string {flags!r}; segments come second (flags= or offsets=) and op is a "
+                        f"keyword: op={flags!r}")
 
 
 @_core.on_callers_stream("x")
-def segmented_inclusive_scan(x: Any, op: str = "add", *, flags: Any = None, offsets: Any = None,
+def segmented_inclusive_scan(x: Any, flags: Any = None, offsets: Any = None, op: str = "add", *,
                              backward: bool = False, initial: Any = None, out: Any = None, stream: Any = None,
                              strategy: Optional[str] = None) -> Any:
     """An inclusive scan that restarts at every segment of the 1-d array x.
@@ -290,16 +379,20 @@ def segmented_inclusive_scan(x: Any, op: str = "add", *, flags: Any = None, offs
     Segments are given by exactly one of: flags, a bool array of x's length
     (True where a segment begins; position 0 always begins one); or offsets,
     an integer array of num_segments + 1 entries, non-decreasing, from 0 to
-    len(x). backward=True scans each segment from its end to its start.
-    initial (default none) starts every segment. The output has x's dtype.
+    len(x). op as inclusive_scan's (by keyword, or after the segments).
+    backward=True scans each segment from its end to its start. initial
+    (default none) starts every segment. The output has x's dtype (bool:
+    int64).
     """
+    _segment_args(flags, op)
     return scan(x, op, False, None, initial, out, stream, strategy, flags, offsets, backward, True)
 
 
 @_core.on_callers_stream("x")
-def segmented_exclusive_scan(x: Any, op: str = "add", *, flags: Any = None, offsets: Any = None,
+def segmented_exclusive_scan(x: Any, flags: Any = None, offsets: Any = None, op: str = "add", *,
                              backward: bool = False, initial: Any = None, out: Any = None, stream: Any = None,
                              strategy: Optional[str] = None) -> Any:
     """An exclusive scan that restarts at every segment (initial, default op's
     identity, at each segment's first position); as segmented_inclusive_scan."""
+    _segment_args(flags, op)
     return scan(x, op, True, None, initial, out, stream, strategy, flags, offsets, backward, True)

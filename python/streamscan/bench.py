@@ -2,7 +2,7 @@
 
 On the GPU (needs torch; CuPy where installed), in one process, outputs checked:
   copy          y.copy_(x), the memcpy bound                     (int32)
-  scan          torch.cumsum(dtype=int32), cupy.cumsum           vs inclusive_scan;
+  scan          torch.cumsum(dtype=int32), cupy.cumsum           vs inclusive_scan(dtype="int32");
                 int8 summed in int32: torch.cumsum(dtype=int32)  vs inclusive_scan(dtype="int32")
   select        x[x < t] (torch), keeping 5 / 50 / 95%           vs select_if and select(x, mask)
   sort          torch.sort, cupy.sort                            vs sort
@@ -129,7 +129,7 @@ def run(sizes, repeat, only):
         row("copy", size, "torch copy_", copy_time, nbytes, copy_ms=copy_time.ms)
 
         if "scan" in only:
-            _check("scan", ss.inclusive_scan(x), torch.cumsum(x, 0, dtype=torch.int32))
+            _check("scan", ss.inclusive_scan(x, dtype="int32"), torch.cumsum(x, 0, dtype=torch.int32))
             t_time = timer.gpu_ms(lambda: torch.cumsum(x, 0, dtype=torch.int32))
             row("scan", size, "torch.cumsum(dtype=int32)", t_time, nbytes, copy_ms=copy_time.ms)
             peers = {"torch": t_time.ms}
@@ -138,9 +138,9 @@ def run(sizes, repeat, only):
                 c_time = timer.gpu_ms(lambda: cupy.cumsum(cx))
                 row("scan", size, "cupy.cumsum", c_time, nbytes, copy_ms=copy_time.ms)
                 peers["cupy"] = c_time.ms
-                s_time = timer.gpu_ms(lambda: ss.inclusive_scan(cx))
+                s_time = timer.gpu_ms(lambda: ss.inclusive_scan(cx, dtype="int32"))
                 row("scan", size, "streamscan (cupy array)", s_time, nbytes, {"cupy": c_time.ms}, copy_time.ms)
-            s_time = timer.gpu_ms(lambda: ss.inclusive_scan(x))
+            s_time = timer.gpu_ms(lambda: ss.inclusive_scan(x, dtype="int32"))
             row("scan", size, "streamscan (torch tensor)", s_time, nbytes, peers, copy_time.ms)
             # int8 values summed in int32 (counts of flags, small deltas): one
             # byte read and four written an element.
@@ -221,7 +221,7 @@ def _overhead(torch, timer):
         nbytes = _cuda.scan(*args, 0, 0, 0, stream)
         temp = torch.empty(max(nbytes, 1), device="cuda", dtype=torch.uint8)
         bare = lambda: _cuda.scan(*args, temp.data_ptr(), nbytes, 0, stream)  # noqa: E731
-        full = lambda: ss.inclusive_scan(x)  # noqa: E731
+        full = lambda: ss.inclusive_scan(x, dtype="int32")  # noqa: E731
         if size == 10:
             b_us, f_us = timer.host_us(bare), timer.host_us(full)
             t_us = timer.host_us(lambda: torch.cumsum(x, 0, dtype=torch.int32))

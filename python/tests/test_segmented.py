@@ -47,7 +47,7 @@ def test_segmented(xp, rng, dtype, op, by):
                 initial = 3 if (exclusive and op == "add") else None
                 fn = ss.segmented_exclusive_scan if exclusive else ss.segmented_inclusive_scan
                 kw = {"offsets": xp.asarray(offsets)} if by == "offsets" else {"flags": xp.asarray(flags)}
-                got = fn(xp.asarray(x), op, backward=backward, initial=initial, **kw)
+                got = fn(xp.asarray(x), op=op, backward=backward, initial=initial, **kw)
                 np.testing.assert_array_equal(xp.numpy(got), reference(x, segs, op, exclusive, backward, initial),
                                               err_msg=f"n={n} exclusive={exclusive} backward={backward}")
 
@@ -60,3 +60,17 @@ def test_segmented_needs_one_description(xp):
         ss.segmented_inclusive_scan(x, flags=xp.asarray(np.zeros(10, np.int32)))
     with pytest.raises(ValueError, match="flags"):
         ss.segmented_inclusive_scan(x, flags=xp.asarray(np.zeros(9, bool)))
+
+
+def test_segments_come_second_and_op_by_keyword(xp):
+    x = xp.asarray(np.arange(6, dtype=np.int32))
+    flags = xp.asarray(np.array([1, 0, 0, 1, 0, 0], bool))
+    np.testing.assert_array_equal(xp.numpy(ss.segmented_inclusive_scan(x, flags)), [0, 1, 3, 3, 7, 12])
+    np.testing.assert_array_equal(xp.numpy(ss.segmented_inclusive_scan(x, flags, None, "max")), [0, 1, 2, 3, 4, 5])
+    offsets = xp.asarray(np.array([0, 2, 6], np.int64))
+    np.testing.assert_array_equal(xp.numpy(ss.segmented_exclusive_scan(x, offsets=offsets, op="add")),
+                                  [0, 0, 0, 2, 5, 9])
+    with pytest.raises(TypeError, match="op is a keyword"):
+        ss.segmented_inclusive_scan(x, "add")
+    with pytest.raises(TypeError, match="op: expected one of"):
+        ss.segmented_inclusive_scan(x, flags, None, flags)
