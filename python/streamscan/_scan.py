@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -295,8 +295,12 @@ def _segments(a: Array, flags: Any, offsets: Any, n: int):
     return _SEGMENTS["offsets"], s, s.shape[0] - 1
 
 
-def _axis(axis: Any) -> Any:
-    return FLATTEN if axis is None else axis
+def _axis(axis: Any, dim: Any, default: Any) -> Tuple[Any, Any]:
+    """(axis, dim) for scan(): dim (torch's name) stands in for an axis left at
+    its default; axis=None is numpy's flattened array."""
+    if dim is not None and (axis is default or axis == default):
+        return dim, None
+    return (FLATTEN if axis is None else axis), dim
 
 
 @_core.on_callers_stream("x")
@@ -331,7 +335,8 @@ def inclusive_scan(x: Any, op: str = "add", *, axis: Any = -1, dim: Any = None, 
     bad dtype, shape or out= on one rank) stops that rank before the
     exchange, and the others then wait, as for any collective one rank skips.
     """
-    return scan(x, op, False, dtype, initial, out, stream, strategy, comm=comm, axis=_axis(axis), dim=dim)
+    axis, dim = _axis(axis, dim, -1)
+    return scan(x, op, False, dtype, initial, out, stream, strategy, comm=comm, axis=axis, dim=dim)
 
 
 @_core.on_callers_stream("x")
@@ -344,7 +349,8 @@ def exclusive_scan(x: Any, op: str = "add", *, axis: Any = -1, dim: Any = None, 
     lowest value for max, the highest for min; all ones for and). Otherwise as
     inclusive_scan; across ranks (comm), initial comes before rank 0's shard.
     """
-    return scan(x, op, True, dtype, initial, out, stream, strategy, comm=comm, axis=_axis(axis), dim=dim)
+    axis, dim = _axis(axis, dim, -1)
+    return scan(x, op, True, dtype, initial, out, stream, strategy, comm=comm, axis=axis, dim=dim)
 
 
 @_core.on_callers_stream("x")
@@ -353,14 +359,16 @@ def cumsum(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, *, dim:
     """numpy.cumsum / torch.cumsum: inclusive_scan(x, "add"). axis=None (the
     default, as NumPy) scans the flattened array; dim is torch's name for axis.
     The default dtype is the input library's (see inclusive_scan)."""
-    return scan(x, "add", False, dtype, None, out, stream, None, axis=_axis(axis), dim=dim)
+    axis, dim = _axis(axis, dim, None)
+    return scan(x, "add", False, dtype, None, out, stream, None, axis=axis, dim=dim)
 
 
 @_core.on_callers_stream("x")
 def cumprod(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, *, dim: Any = None,
             stream: Any = None) -> Any:
     """numpy.cumprod / torch.cumprod: inclusive_scan(x, "mul"); as cumsum."""
-    return scan(x, "mul", False, dtype, None, out, stream, None, axis=_axis(axis), dim=dim)
+    axis, dim = _axis(axis, dim, None)
+    return scan(x, "mul", False, dtype, None, out, stream, None, axis=axis, dim=dim)
 
 
 def _segment_args(flags: Any, op: Any) -> None:

@@ -231,6 +231,8 @@ def test_along_every_axis(xp, rng):
         np.testing.assert_array_equal(xp.numpy(ss.cumsum(a, dim=axis)), np.cumsum(x, axis), err_msg=f"dim {axis}")
         got = ss.inclusive_scan(a, "max", axis=axis)
         np.testing.assert_array_equal(xp.numpy(got), np.maximum.accumulate(x, axis), err_msg=f"max axis {axis}")
+        got = ss.inclusive_scan(a, "min", dim=axis)  # dim stands in for the default axis
+        np.testing.assert_array_equal(xp.numpy(got), np.minimum.accumulate(x, axis), err_msg=f"min dim {axis}")
         got = ss.exclusive_scan(a, axis=axis, initial=7)
         want = np.moveaxis(reference(np.moveaxis(x, axis, -1).reshape(-1, x.shape[axis])[0], "add", "int32", True,
                                      7), 0, 0)
