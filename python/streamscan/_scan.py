@@ -6,7 +6,7 @@ from typing import Any, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-from . import _core
+from . import _core, _torch_ops
 from ._core import Array
 
 OPS = ("add", "mul", "max", "min", "and", "or", "xor")
@@ -295,6 +295,19 @@ def _segments(a: Array, flags: Any, offsets: Any, n: int):
     return _SEGMENTS["offsets"], s, s.shape[0] - 1
 
 
+def _through_torch(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, out: Any, strategy: Any,
+                   comm: Any, axis: Any, dim: Any) -> Any:
+    """The call as torch's custom op, where autograd or torch.compile must see it
+    (_torch_ops.wanted); None where it runs straight on the back end."""
+    if not _torch_ops.wanted(x):
+        return None
+    if out is not None or comm is not None:
+        raise RuntimeError(f"{'out' if out is not None else 'comm'}: a call that autograd records or torch.compile "
+                           "traces returns a new tensor (no out= or comm=), as torch's own functions")
+    chosen = dim if dim is not None else axis
+    return _torch_ops.scan(x, op, exclusive, dtype, initial, None if chosen is FLATTEN else chosen)
+
+
 def _axis(axis: Any, dim: Any, default: Any) -> Tuple[Any, Any]:
     """(axis, dim) for scan(): dim (torch's name) stands in for an axis left at
     its default; axis=None is numpy's flattened array."""
@@ -336,6 +349,9 @@ def inclusive_scan(x: Any, op: str = "add", *, axis: Any = -1, dim: Any = None, 
     exchange, and the others then wait, as for any collective one rank skips.
     """
     axis, dim = _axis(axis, dim, -1)
+    traced = _through_torch(x, op, False, dtype, initial, out, strategy, comm, axis, dim)
+    if traced is not None:
+        return traced
     return scan(x, op, False, dtype, initial, out, stream, strategy, comm=comm, axis=axis, dim=dim)
 
 
@@ -350,6 +366,9 @@ def exclusive_scan(x: Any, op: str = "add", *, axis: Any = -1, dim: Any = None, 
     inclusive_scan; across ranks (comm), initial comes before rank 0's shard.
     """
     axis, dim = _axis(axis, dim, -1)
+    traced = _through_torch(x, op, True, dtype, initial, out, strategy, comm, axis, dim)
+    if traced is not None:
+        return traced
     return scan(x, op, True, dtype, initial, out, stream, strategy, comm=comm, axis=axis, dim=dim)
 
 
@@ -360,6 +379,9 @@ def cumsum(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, *, dim:
     default, as NumPy) scans the flattened array; dim is torch's name for axis.
     The default dtype is the input library's (see inclusive_scan)."""
     axis, dim = _axis(axis, dim, None)
+    traced = _through_torch(x, "add", False, dtype, None, out, None, None, axis, dim)
+    if traced is not None:
+        return traced
     return scan(x, "add", False, dtype, None, out, stream, None, axis=axis, dim=dim)
 
 
@@ -368,6 +390,9 @@ def cumprod(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, *, dim
             stream: Any = None) -> Any:
     """numpy.cumprod / torch.cumprod: inclusive_scan(x, "mul"); as cumsum."""
     axis, dim = _axis(axis, dim, None)
+    traced = _through_torch(x, "mul", False, dtype, None, out, None, None, axis, dim)
+    if traced is not None:
+        return traced
     return scan(x, "mul", False, dtype, None, out, stream, None, axis=axis, dim=dim)
 
 
