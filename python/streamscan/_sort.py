@@ -1,14 +1,31 @@
-"""Radix sorts: keys, key-value pairs, and argsort. Stable."""
+"""Radix sorts: keys, key-value pairs, and argsort. Stable, in NumPy's order.
+
+The module orders float keys by their bits (-NaN first, -0.0 before +0.0), so
+float keys are sorted here through integer keys that order them as NumPy, CuPy
+and torch do (-0.0 == +0.0, every NaN after +inf), made by a few elementwise ops
+of the input's library. The float's bits ride along (as the values, or in the
+low half of a key of twice the size), so the result holds the input's very
+values (NaN payloads, signs of zeros) and the sort stays one radix sort; only
+float64 keys with values are sorted by their order and gathered. bool keys are
+sorted as their bytes."""
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from typing import Any, Optional, Tuple
 
 from . import _core
 from ._core import Array
 
-KEY_DTYPES = frozenset(("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
-                        "float64"))
+KEY_DTYPES = _core.INTEGERS | _core.FLOATS | {"bool"}
+
+# A float dtype's signed integer of its size, and the bits of its +inf: NaNs' magnitudes lie above.
+_FLOAT_BITS = {"float16": ("int16", 0x7C00), "bfloat16": ("int16", 0x7F80), "float32": ("int32", 0x7F800000),
+               "float64": ("int64", 0x7FF0000000000000)}
+_TWICE = {"int16": "int32", "int32": "int64"}
+# Where the low half of an integer lies when it is viewed as two of half its size.
+_LOW = 0 if sys.byteorder == "little" else 1
 
 
 def _keys(keys: Any) -> Array:
@@ -28,42 +45,146 @@ def _bits(k: Array, begin_bit: int, end_bit: Optional[int]) -> Tuple[int, int]:
     return begin_bit, end
 
 
-def _sort(k: Array, values: Optional[Array], keys_out: Array, values_out: Optional[Array], descending: bool,
-          begin_bit: int, end_bit: Optional[int], stream: Any, strategy: Optional[str]) -> None:
-    begin, end = _bits(k, begin_bit, end_bit)
-    n = k.shape[0]
+def _on_device(a: Array) -> Any:
+    """A context in which a's library computes on a's device (CuPy computes on the current one)."""
+    cupy = getattr(a.lib, "cupy", None)
+    return cupy.cuda.Device(a.device) if cupy is not None else contextlib.nullcontext()
+
+
+def _view(a: Array, dtype: str) -> Array:
+    """a's memory (C-contiguous) as another dtype; the last extent scales with the item size."""
+    if a.lib.name == "torch":
+        obj = a.obj.detach().view(a.lib.dtypes[dtype])
+    else:
+        obj = a.obj.view(_core._numpy_dtype(dtype))
+    return a.lib.describe(obj, a.back)
+
+
+def _ordered(k: Array) -> Array:
+    """Float keys as signed integers of their size in NumPy's order: a float's
+    magnitude bits, negated for a negative float (-0.0 and +0.0 are both 0), and
+    every NaN (any sign or payload) the largest integer. Integer operators only,
+    the same in every library (NumPy's `where` is slow)."""
+    int_type, inf = _FLOAT_BITS[k.dtype]
+    sign = 8 * _core.ITEMSIZE[k.dtype] - 1
+    top = (1 << sign) - 1
+    with _on_device(k):
+        i = _view(k, int_type).obj
+        key = i & top  # the magnitude
+        nan = inf - key
+        nan >>= sign  # -1 for NaNs, else 0
+        negative = i >> sign  # -1 for negative floats, else 0
+        negative &= ~nan
+        key |= nan & top
+        key ^= negative  # two's complement negation where negative
+        key -= negative
+    return k.lib.describe(key, k.back)
+
+
+def _key(k: Array) -> Array:
+    """What the module sorts in k's place: _ordered floats, bool's bytes, other keys themselves."""
+    if k.dtype in _FLOAT_BITS:
+        return _ordered(k)
+    return _view(k, "uint8") if k.dtype == "bool" else k
+
+
+def _packed(k: Array) -> Array:
+    """An integer of twice float k's size for each key: its _ordered key in the high
+    half, its bits in the low half. Sorted by the high half, it sorts k and carries k."""
+    half = _FLOAT_BITS[k.dtype][0]
+    shift = 8 * _core.ITEMSIZE[k.dtype]
+    with _on_device(k):
+        p = k.lib.astype(_ordered(k), _TWICE[half])
+        high, low = p.obj, k.lib.astype(_view(k, half), _TWICE[half]).obj
+        high <<= shift
+        low &= (1 << shift) - 1
+        high |= low
+    return p
+
+
+def _unpack(p: Array, keys_out: Array) -> None:
+    """keys_out = the keys carried in the low halves of p (of _packed)."""
+    half = _FLOAT_BITS[keys_out.dtype][0]
+    with _on_device(p):
+        _view(keys_out, half).obj[...] = _view(p, half).obj[_LOW::2]
+
+
+def _sort(key: Array, values: Optional[Array], keys_out: Array, values_out: Optional[Array], descending: bool,
+          begin: int, end: int, stream: Any, strategy: Optional[str]) -> None:
+    """One radix sort of the module: integer keys, values of 4 or 8 bytes (or none)."""
+    n = key.shape[0]
     if n == 0:
         return
     size = 0 if values is None else _core.ITEMSIZE[values.dtype]
-    _core.run(_core.backend(k).sort, k, stream, k.ptr, keys_out.ptr, 0 if values is None else values.ptr,
-              0 if values_out is None else values_out.ptr, n, _core.CODE[k.dtype], size, descending, begin, end,
+    _core.run(_core.backend(key).sort, key, stream, key.ptr, keys_out.ptr, 0 if values is None else values.ptr,
+              0 if values_out is None else values_out.ptr, n, _core.CODE[key.dtype], size, descending, begin, end,
               _core.strategy_code("sort", strategy))
+
+
+def _order(k: Array, begin: int, end: int, descending: bool, stream: Any, strategy: Optional[str]) -> Array:
+    """The int64 indices that sort k, stably."""
+    key = _key(k)
+    order_out = k.lib.new(k, k.shape, "int64")
+    # A float's key is a temp, sorted in place; the others are the caller's.
+    keys_out = key if k.dtype in _FLOAT_BITS else key.lib.new(key, key.shape, key.dtype)
+    _sort(key, k.lib.arange(k, k.shape[0], 1), keys_out, order_out, descending, begin, end, stream, strategy)
+    return order_out
+
+
+def _sorted(k: Array, keys_out: Array, values: Optional[Array], begin: int, end: int, descending: bool,
+            stream: Any, strategy: Optional[str]) -> Optional[Array]:
+    """keys_out = k sorted; returns values (None, or 4- or 8-byte items) in that order."""
+    values_out = None if values is None else values.lib.new(values, values.shape, values.dtype)
+    size = _core.ITEMSIZE[k.dtype]
+    if k.dtype not in _FLOAT_BITS:
+        _sort(_key(k), values, _key(keys_out), values_out, descending, begin, end, stream, strategy)
+    elif values is None and size >= 4:  # the float's bits are the values
+        key = _ordered(k)
+        _sort(key, k, key, keys_out, descending, begin, end, stream, strategy)
+    elif size <= 4:  # key and bits in one integer
+        p = _packed(k)
+        _sort(p, values, p, values_out, descending, begin + 8 * size, end + 8 * size, stream, strategy)
+        _unpack(p, keys_out)
+    else:  # float64 keys with values: both gathered by the keys' order
+        order = _order(k, begin, end, descending, stream, strategy)
+        with _on_device(k):
+            keys_out.obj[...] = k.lib.take(k, order).obj
+        values_out = values.lib.take(values, order)
+    return values_out
 
 
 @_core.on_callers_stream("keys")
 def sort(keys: Any, *, descending: bool = False, begin_bit: int = 0, end_bit: Optional[int] = None,
          out: Any = None, stream: Any = None, strategy: Optional[str] = None) -> Any:
-    """The keys in order (a new array, or `out`, which may be `keys`).
+    """The keys in order, stably (a new array, or `out`, which may be `keys`).
 
-    Integer, float32 and float64 keys. Floats order as -NaN < -inf < ... <
-    -0.0 < +0.0 < ... < +inf < +NaN (their bits, as CUB does). begin_bit and
-    end_bit restrict the order to those bits of the order-preserving key map.
+    Keys of bool, integer and float dtypes (float16, bfloat16, float32, float64),
+    ordered as numpy.sort and torch.sort order them: -inf < ... < +inf < NaN, -0.0
+    equal to +0.0 (equal keys keep their input order, so the signs of zeros and the
+    NaNs' payloads keep theirs). descending=True reverses the order, still stably
+    (torch.sort(descending=True, stable=True): NaNs first). begin_bit and end_bit
+    restrict the order to those bits of the key as an integer: integers' two's
+    complement, bool's byte, a float's magnitude bits negated for a negative float
+    (0 for both zeros; NaNs the largest integer of that size).
     strategy: "onesweep" (default on the GPU) or "split" (seed 003's one split per bit).
     """
     k = _keys(keys)
+    begin, end = _bits(k, begin_bit, end_bit)
     o = _core.output(k, out, k.shape, k.dtype)
-    _sort(k, None, o, None, descending, begin_bit, end_bit, stream, strategy)
+    _sorted(k, o, None, begin, end, descending, stream, strategy)
     return _core.result(k, o.obj)
 
 
 @_core.on_callers_stream("keys")
 def sort_pairs(keys: Any, values: Any, *, descending: bool = False, begin_bit: int = 0,
                end_bit: Optional[int] = None, stream: Any = None, strategy: Optional[str] = None) -> Tuple[Any, Any]:
-    """(sorted keys, values in the same order); stable. values: any dtype, keys' length.
+    """(sorted keys, values in the same order); stable, keys as `sort` orders them.
+    values: any dtype, keys' length.
 
     Values of 4 or 8 bytes move with the keys; others are gathered through argsort.
     """
     k = _keys(keys)
+    begin, end = _bits(k, begin_bit, end_bit)
     v = _core.as_array(values, "values")
     _core.same_place(k, v, "values")
     if tuple(v.shape) != tuple(k.shape):
@@ -74,22 +195,18 @@ def sort_pairs(keys: Any, values: Any, *, descending: bool = False, begin_bit: i
         v = v.lib.contiguous(v)
     keys_out = k.lib.new(k, k.shape, k.dtype)
     if _core.ITEMSIZE[v.dtype] in (4, 8):
-        values_out = v.lib.new(v, v.shape, v.dtype)
-        _sort(k, v, keys_out, values_out, descending, begin_bit, end_bit, stream, strategy)
-        return _core.result(k, keys_out.obj), _core.result(v, values_out.obj)
-    order = k.lib.arange(k, k.shape[0], 1)
-    order_out = k.lib.new(k, k.shape, "int64")
-    _sort(k, order, keys_out, order_out, descending, begin_bit, end_bit, stream, strategy)
-    return _core.result(k, keys_out.obj), _core.result(v, v.lib.take(v, order_out).obj)
+        values_out = _sorted(k, keys_out, v, begin, end, descending, stream, strategy)
+    else:
+        order = _sorted(k, keys_out, k.lib.arange(k, k.shape[0], 1), begin, end, descending, stream, strategy)
+        values_out = v.lib.take(v, order)
+    return _core.result(k, keys_out.obj), _core.result(v, values_out.obj)
 
 
 @_core.on_callers_stream("keys")
 def argsort(keys: Any, *, descending: bool = False, begin_bit: int = 0, end_bit: Optional[int] = None,
             stream: Any = None, strategy: Optional[str] = None) -> Any:
-    """The int64 indices that sort keys, stably (equal keys keep their order)."""
+    """The int64 indices that sort keys as `sort` does, stably (equal keys keep their order):
+    numpy.argsort(kind="stable"), torch.argsort(stable=True), with descending= too."""
     k = _keys(keys)
-    order = k.lib.arange(k, k.shape[0], 1)
-    keys_out = k.lib.new(k, k.shape, k.dtype)
-    order_out = k.lib.new(k, k.shape, "int64")
-    _sort(k, order, keys_out, order_out, descending, begin_bit, end_bit, stream, strategy)
-    return _core.result(k, order_out.obj)
+    begin, end = _bits(k, begin_bit, end_bit)
+    return _core.result(k, _order(k, begin, end, descending, stream, strategy).obj)
