@@ -580,6 +580,14 @@ def _strategies(family: str):
 _AxisError = getattr(getattr(np, "exceptions", np), "AxisError")
 
 
+def axis_or_dim(axis: Any, dim: Any, default: Any) -> Tuple[Any, Any]:
+    """(axis, dim) as given, but dim (torch's name) stands in for an axis left
+    at its default, so that only two different axes given both conflict."""
+    if dim is not None and (axis is default or axis == default):
+        return dim, None
+    return axis, dim
+
+
 def normalize_axis(axis: Any, dim: Any, ndim: int, name: str = "axis") -> int:
     """The axis a call runs along, from NumPy's `axis` or torch's `dim` (the same
     thing; give one), negative counting from the end, as a non-negative index."""

@@ -309,10 +309,8 @@ def _through_torch(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, o
 
 
 def _axis(axis: Any, dim: Any, default: Any) -> Tuple[Any, Any]:
-    """(axis, dim) for scan(): dim (torch's name) stands in for an axis left at
-    its default; axis=None is numpy's flattened array."""
-    if dim is not None and (axis is default or axis == default):
-        return dim, None
+    """(axis, dim) for scan(): as _core.axis_or_dim; axis=None is numpy's flattened array."""
+    axis, dim = _core.axis_or_dim(axis, dim, default)
     return (FLATTEN if axis is None else axis), dim
 
 

@@ -31,9 +31,51 @@ _LOW = 0 if sys.byteorder == "little" else 1
 def _keys(keys: Any) -> Array:
     k = _core.as_array(keys, "keys")
     _core.dtype_code(k, "keys", KEY_DTYPES)
-    if len(k.shape) != 1:
-        raise ValueError(f"keys: sorts take a 1-d array, got shape {tuple(k.shape)}")
+    if len(k.shape) == 0:
+        raise ValueError("keys: a 0-d array has no axis to sort along")
     return k if k.contiguous else k.lib.contiguous(k)
+
+
+class _Rows:
+    """An n-d sort along one axis as one sort of the flattened rows: the axis is
+    moved last in a contiguous copy, the whole array is argsorted stably by key,
+    and that order is argsorted stably by row (a key of just the row index's
+    bits): two radix sorts, whatever the number of rows, and every row ends in
+    its own place in key order, ties in input order. `order` indexes the
+    flattened rows; `back` puts an array of the rows' shape where the axis was."""
+
+    def __init__(self, k: Array, axis: Any, dim: Any, begin: int, end: int, descending: bool, stream: Any,
+                 strategy: Optional[str]):
+        self.lib, self.axis = k.lib, _core.normalize_axis(*_core.axis_or_dim(axis, dim, -1), len(k.shape))
+        moved = k.lib.contiguous(k.lib.moveaxis(k, self.axis, -1))
+        self.shape, self.n = moved.shape, moved.shape[-1]
+        self.flat = k.lib.reshape(moved, (-1,))
+        by_key = _order(self.flat, begin, end, descending, stream, strategy)
+        with _on_device(k):
+            row = k.lib.describe(by_key.obj // max(self.n, 1), k.back)
+        rows = self.flat.shape[0] // max(self.n, 1)
+        by_row = _order(row, 0, max(1, (rows - 1).bit_length()), False, stream, strategy)
+        self.order = k.lib.take(by_key, by_row)
+
+    def flat_of(self, a: Array) -> Array:
+        """a (keys' shape) with the axis moved last, flattened."""
+        return self.lib.reshape(self.lib.contiguous(self.lib.moveaxis(a, self.axis, -1)), (-1,))
+
+    def back(self, flat: Array) -> Array:
+        rows = self.lib.reshape(flat, self.shape)
+        return self.lib.contiguous(self.lib.moveaxis(rows, -1, self.axis))
+
+    def index_in_row(self) -> Array:
+        with _on_device(self.flat):
+            return self.lib.describe(self.order.obj % max(self.n, 1), self.flat.back)
+
+
+def _along(k: Array, axis: Any, dim: Any) -> bool:
+    """Whether a call sorts along an axis of an n-d array (else: a 1-d array, as ever)."""
+    if len(k.shape) == 1:
+        _core.normalize_axis(*_core.axis_or_dim(axis, dim, -1), 1)  # checked all the same
+        return False
+    return True
 
 
 def _bits(k: Array, begin_bit: int, end_bit: Optional[int]) -> Tuple[int, int]:
@@ -154,8 +196,8 @@ def _sorted(k: Array, keys_out: Array, values: Optional[Array], begin: int, end:
 
 
 @_core.on_callers_stream("keys")
-def sort(keys: Any, *, descending: bool = False, begin_bit: int = 0, end_bit: Optional[int] = None,
-         out: Any = None, stream: Any = None, strategy: Optional[str] = None) -> Any:
+def sort(keys: Any, *, axis: int = -1, dim: Optional[int] = None, descending: bool = False, begin_bit: int = 0,
+         end_bit: Optional[int] = None, out: Any = None, stream: Any = None, strategy: Optional[str] = None) -> Any:
     """The keys in order, stably (a new array, or `out`, which may be `keys`).
 
     Keys of bool, integer and float dtypes (float16, bfloat16, float32, float64),
@@ -167,21 +209,31 @@ def sort(keys: Any, *, descending: bool = False, begin_bit: int = 0, end_bit: Op
     complement, bool's byte, a float's magnitude bits negated for a negative float
     (0 for both zeros; NaNs the largest integer of that size).
     strategy: "onesweep" (default on the GPU) or "split" (seed 003's one split per bit).
+    An n-d array is sorted along `axis` (or `dim`, torch's name; default the
+    last), each row on its own: two stable radix sorts of the whole array (by key,
+    then by row) and gathers, not a loop over rows.
     """
     k = _keys(keys)
     begin, end = _bits(k, begin_bit, end_bit)
     o = _core.output(k, out, k.shape, k.dtype)
+    if _along(k, axis, dim):
+        rows = _Rows(k, axis, dim, begin, end, descending, stream, strategy)
+        with _on_device(k):
+            o.obj[...] = rows.back(k.lib.take(rows.flat, rows.order)).obj
+        return _core.result(k, o.obj)
     _sorted(k, o, None, begin, end, descending, stream, strategy)
     return _core.result(k, o.obj)
 
 
 @_core.on_callers_stream("keys")
-def sort_pairs(keys: Any, values: Any, *, descending: bool = False, begin_bit: int = 0,
-               end_bit: Optional[int] = None, stream: Any = None, strategy: Optional[str] = None) -> Tuple[Any, Any]:
+def sort_pairs(keys: Any, values: Any, *, axis: int = -1, dim: Optional[int] = None, descending: bool = False,
+               begin_bit: int = 0, end_bit: Optional[int] = None, stream: Any = None,
+               strategy: Optional[str] = None) -> Tuple[Any, Any]:
     """(sorted keys, values in the same order); stable, keys as `sort` orders them.
     values: any dtype, keys' length.
 
     Values of 4 or 8 bytes move with the keys; others are gathered through argsort.
+    axis / dim: as sort's, for n-d keys and values of one shape.
     """
     k = _keys(keys)
     begin, end = _bits(k, begin_bit, end_bit)
@@ -193,6 +245,12 @@ def sort_pairs(keys: Any, values: Any, *, descending: bool = False, begin_bit: i
         raise TypeError(f"values: dtype {v.dtype} is not supported")
     if not v.contiguous:
         v = v.lib.contiguous(v)
+    if _along(k, axis, dim):  # along an axis of n-d keys and values
+        rows = _Rows(k, axis, dim, begin, end, descending, stream, strategy)
+        with _on_device(k):
+            keys_out = rows.back(k.lib.take(rows.flat, rows.order))
+            values_out = rows.back(v.lib.take(rows.flat_of(v), rows.order))
+        return _core.result(k, keys_out.obj), _core.result(v, values_out.obj)
     keys_out = k.lib.new(k, k.shape, k.dtype)
     if _core.ITEMSIZE[v.dtype] in (4, 8):
         values_out = _sorted(k, keys_out, v, begin, end, descending, stream, strategy)
@@ -203,10 +261,14 @@ def sort_pairs(keys: Any, values: Any, *, descending: bool = False, begin_bit: i
 
 
 @_core.on_callers_stream("keys")
-def argsort(keys: Any, *, descending: bool = False, begin_bit: int = 0, end_bit: Optional[int] = None,
-            stream: Any = None, strategy: Optional[str] = None) -> Any:
+def argsort(keys: Any, *, axis: int = -1, dim: Optional[int] = None, descending: bool = False, begin_bit: int = 0,
+            end_bit: Optional[int] = None, stream: Any = None, strategy: Optional[str] = None) -> Any:
     """The int64 indices that sort keys as `sort` does, stably (equal keys keep their order):
-    numpy.argsort(kind="stable"), torch.argsort(stable=True), with descending= too."""
+    numpy.argsort(kind="stable"), torch.argsort(stable=True), with descending= too;
+    along `axis` (or `dim`) of an n-d array, each row's indices within the row."""
     k = _keys(keys)
     begin, end = _bits(k, begin_bit, end_bit)
+    if _along(k, axis, dim):
+        rows = _Rows(k, axis, dim, begin, end, descending, stream, strategy)
+        return _core.result(k, rows.back(rows.index_in_row()).obj)
     return _core.result(k, _order(k, begin, end, descending, stream, strategy).obj)

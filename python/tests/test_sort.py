@@ -202,8 +202,47 @@ def test_errors(xp):
     with pytest.raises(TypeError, match="keys"):
         ss.sort(xp.asarray(np.ones(4, np.complex64)))
     with pytest.raises(ValueError, match="keys"):
-        ss.sort(xp.asarray(np.ones((2, 2), np.int32)))
+        ss.sort(xp.asarray(np.array(3, np.int32)))  # 0-d: no axis
     with pytest.raises(ValueError, match="begin_bit"):
         ss.sort(a, begin_bit=8, end_bit=40)
     with pytest.raises(ValueError, match="begin_bit"):
         ss.sort(xp.asarray(np.ones(4, np.float16)), end_bit=17)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32", "float64", "uint8", "int64"])
+def test_sort_along_every_axis(xp, rng, dtype):
+    """n-d keys: each row along the axis sorted on its own, stably (as numpy's
+    stable sort / argsort along that axis), both orders, dim= as torch's name."""
+    if not supports(xp, dtype):
+        pytest.skip(f"{xp} has no {dtype}")
+    x = rng.integers(-6, 6, (4, 7, 5)).astype(dtype)  # few distinct: ties in every row
+    if dtype.startswith("float"):
+        x[0, 1, 2], x[1, 2, 3], x[2, 0, 0] = np.nan, -0.0, np.inf
+    a = xp.asarray(x)
+    for axis in (0, 1, 2, -1, -2):
+        np.testing.assert_array_equal(xp.numpy(ss.sort(a, axis=axis)), np.sort(x, axis, kind="stable"),
+                                      err_msg=f"axis {axis}")
+        np.testing.assert_array_equal(xp.numpy(ss.argsort(a, dim=axis)), np.argsort(x, axis, kind="stable"),
+                                      err_msg=f"dim {axis}")
+        # Descending, stably: the stable ascending order of the negated keys (integers and no NaNs).
+        if not dtype.startswith(("float", "uint")):
+            want = np.argsort(-x, axis, kind="stable")
+            np.testing.assert_array_equal(xp.numpy(ss.argsort(a, axis=axis, descending=True)), want)
+        values = np.arange(x.size, dtype=np.int64).reshape(x.shape)
+        k, v = ss.sort_pairs(a, xp.asarray(values), axis=axis)
+        order = np.argsort(x, axis, kind="stable")
+        np.testing.assert_array_equal(xp.numpy(k), np.take_along_axis(x, order, axis))
+        np.testing.assert_array_equal(xp.numpy(v), np.take_along_axis(values, order, axis))
+    out = xp.asarray(np.zeros_like(x))
+    ss.sort(a, axis=0, out=out)
+    np.testing.assert_array_equal(xp.numpy(out), np.sort(x, 0, kind="stable"))
+    with pytest.raises(IndexError):
+        ss.sort(a, axis=3)
+    with pytest.raises(TypeError, match="axis, dim"):
+        ss.argsort(a, axis=0, dim=1)
+
+
+def test_sort_along_an_empty_axis(xp):
+    a = xp.asarray(np.zeros((3, 0), np.int32))
+    assert tuple(ss.sort(a, axis=1).shape) == (3, 0)
+    assert tuple(ss.argsort(a, axis=0).shape) == (3, 0)
