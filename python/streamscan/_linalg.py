@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Tuple
 
-from . import _core
+from . import _core, _torch_ops
 from ._core import Array
 
 REALS = frozenset(("float32", "float64"))
@@ -48,7 +48,20 @@ def spmv(A: Any, x: Any, y: Any = None, *, alpha: float = 1.0, beta: float = 0.0
     None (the default: row_groups below a mean of 8 non-zeros a row,
     merge_path from it on), "row_groups", "merge_path" or "segmented_scan" (seed
     003's formulation).
+
+    torch: where autograd records the call (A's values, x or y require grad) or
+    torch.compile traces it, it is the custom op streamscan::spmv, with
+    gradients for A's values, x and y; y is then written as by torch's
+    in-place ops (so not a leaf that requires grad: pass y.clone()).
     """
+    parts = _csr_parts(A)
+    if _torch_ops.wanted(parts[2], parts[0], parts[1], x, y):
+        return _torch_ops.spmv(*parts, x, y, alpha, beta, strategy)
+    return spmv_direct(parts, x, y, alpha, beta, strategy)
+
+
+def spmv_direct(A: Any, x: Any, y: Any, alpha: float, beta: float, strategy: Optional[str]) -> Any:
+    """spmv on the back end (the current stream), with no custom op in the way."""
     indptr, indices, data, shape = _csr_parts(A)
     values = _core.as_array(data, "A.data")
     _core.dtype_code(values, "A.data", REALS)
@@ -76,7 +89,7 @@ def spmv(A: Any, x: Any, y: Any = None, *, alpha: float = 1.0, beta: float = 0.0
     else:
         yv = _vector(y, "y", values, rows, values.dtype, written=True)
     if rows > 0:
-        _core.run(_core.backend(values).spmv, values, stream, rows, cols, nnz, offsets.ptr, cols_index.ptr,
+        _core.run(_core.backend(values).spmv, values, None, rows, cols, nnz, offsets.ptr, cols_index.ptr,
                   values.ptr, xv.ptr, yv.ptr, _core.CODE[cols_index.dtype], _core.CODE[values.dtype], float(alpha),
                   float(beta), _core.strategy_code("spmv", strategy))
     return _core.result(yv, yv.obj)
@@ -92,7 +105,21 @@ def tridiagonal_solve(lower: Any, diagonal: Any, upper: Any, b: Any, *, out: Any
     are ignored. No pivoting (as cuSPARSE's gtsv2_nopivot): a zero pivot gives
     inf or NaN in that system, or, with check=True, ZeroDivisionError naming it
     and nothing written (check waits for the GPU). out may be b (in place).
+
+    torch: where autograd records the call or torch.compile traces it, it is
+    the custom op streamscan::tridiagonal_solve, with gradients for all four
+    inputs (lower[..., 0] and upper[..., n-1] get 0), and no out=.
     """
+    if _torch_ops.wanted(b, lower, diagonal, upper):
+        if out is not None:
+            _torch_ops.refuse_written("out")
+        return _torch_ops.tridiagonal_solve(lower, diagonal, upper, b, check, strategy)
+    return tridiagonal_direct(lower, diagonal, upper, b, out, check, strategy)
+
+
+def tridiagonal_direct(lower: Any, diagonal: Any, upper: Any, b: Any, out: Any, check: bool,
+                       strategy: Optional[str]) -> Any:
+    """tridiagonal_solve on the back end (the current stream), with no custom op in the way."""
     bb = _core.as_array(b, "b")
     _core.dtype_code(bb, "b", REALS)
     if len(bb.shape) not in (1, 2):
@@ -110,6 +137,6 @@ def tridiagonal_solve(lower: Any, diagonal: Any, upper: Any, b: Any, *, out: Any
     source = bb if bb.contiguous else bb.lib.contiguous(bb)
     o = _core.output(bb, out, bb.shape, bb.dtype)
     if n > 0 and batch > 0:
-        _core.run(_core.backend(bb).tridiagonal, bb, stream, n, batch, parts[0].ptr, parts[1].ptr, parts[2].ptr,
+        _core.run(_core.backend(bb).tridiagonal, bb, None, n, batch, parts[0].ptr, parts[1].ptr, parts[2].ptr,
                   source.ptr, o.ptr, _core.CODE[bb.dtype], bool(check), _core.strategy_code("tridiagonal", strategy))
     return _core.result(bb, o.obj)

@@ -302,10 +302,20 @@ def _through_torch(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, o
     if not _torch_ops.wanted(x):
         return None
     if out is not None or comm is not None:
-        raise RuntimeError(f"{'out' if out is not None else 'comm'}: a call that autograd records or torch.compile "
-                           "traces returns a new tensor (no out= or comm=), as torch's own functions")
+        _torch_ops.refuse_written("out" if out is not None else "comm")
     chosen = dim if dim is not None else axis
     return _torch_ops.scan(x, op, exclusive, dtype, initial, None if chosen is FLATTEN else chosen)
+
+
+def _segmented_through_torch(x: Any, flags: Any, offsets: Any, op: str, exclusive: bool, backward: bool,
+                             initial: Any, out: Any, strategy: Any) -> Any:
+    """A segmented scan as torch's custom op, where autograd or torch.compile must see it; else None."""
+    if not _torch_ops.wanted(x, flags, offsets):
+        return None
+    _check_op(op)
+    if out is not None:
+        _torch_ops.refuse_written("out")
+    return _torch_ops.segmented_scan(x, flags, offsets, op, exclusive, backward, initial, strategy)
 
 
 def _axis(axis: Any, dim: Any, default: Any) -> Tuple[Any, Any]:
@@ -413,9 +423,14 @@ def segmented_inclusive_scan(x: Any, flags: Any = None, offsets: Any = None, op:
     len(x). op as inclusive_scan's (by keyword, or after the segments).
     backward=True scans each segment from its end to its start. initial
     (default none) starts every segment. The output has x's dtype (bool:
-    int64).
+    int64). On torch tensors, where autograd records the call or
+    torch.compile traces it, it is the custom op streamscan::segmented_scan
+    (gradients for x; add, mul, max and min).
     """
     _segment_args(flags, op)
+    traced = _segmented_through_torch(x, flags, offsets, op, False, backward, initial, out, strategy)
+    if traced is not None:
+        return traced
     return scan(x, op, False, None, initial, out, stream, strategy, flags, offsets, backward, True)
 
 
@@ -426,4 +441,7 @@ def segmented_exclusive_scan(x: Any, flags: Any = None, offsets: Any = None, op:
     """An exclusive scan that restarts at every segment (initial, default op's
     identity, at each segment's first position); as segmented_inclusive_scan."""
     _segment_args(flags, op)
+    traced = _segmented_through_torch(x, flags, offsets, op, True, backward, initial, out, strategy)
+    if traced is not None:
+        return traced
     return scan(x, op, True, None, initial, out, stream, strategy, flags, offsets, backward, True)
