@@ -171,9 +171,14 @@ def test_batched_rows_along_last_axis(xp, rng, shape):
 def test_bfloat16_through_torch(xp, rng):
     if not xp.name.startswith("torch"):
         pytest.skip("bfloat16 arrays come from torch")
+    import torch
     x = values(rng, "bfloat16", 10_000, "add")
     got = ss.inclusive_scan(xp.asarray(x, dtype="bfloat16"))
-    np.testing.assert_array_equal(xp.numpy(got), np.cumsum(x.astype(np.float64)).astype(np.float32))
+    assert got.dtype == torch.bfloat16  # as torch.cumsum: bfloat16 out, float32 inside, rounded once
+    exact = np.cumsum(x.astype(np.float64)).astype(np.float32)  # small integers: exact in float32
+    np.testing.assert_array_equal(xp.numpy(got), torch.from_numpy(exact).to(torch.bfloat16).float().numpy())
+    wide = ss.inclusive_scan(xp.asarray(x, dtype="bfloat16"), dtype="float32")
+    np.testing.assert_array_equal(xp.numpy(wide), exact)
 
 
 def test_dlpack_object_comes_back_as_numpy_on_the_host(rng):
