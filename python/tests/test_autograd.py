@@ -22,6 +22,17 @@ TORCH_OF = {
 }
 
 
+def assert_compiled_equals_eager(f, x):
+    """f compiled with fullgraph=True gives eager f's values and gradients."""
+    compiled = torch.compile(f, fullgraph=True)
+    torch.testing.assert_close(compiled(x), f(x))
+    xg = x.clone().requires_grad_(True)
+    compiled(xg).sum().backward()
+    eager = x.clone().requires_grad_(True)
+    f(eager).sum().backward()
+    torch.testing.assert_close(xg.grad, eager.grad)
+
+
 @pytest.fixture(params=DEVICES)
 def device(request):
     return request.param
@@ -93,13 +104,7 @@ def test_compiled_equals_eager(device, op):
     def f(t):
         return ss.inclusive_scan(t * 2, op, dim=1).sum(0)
 
-    compiled = torch.compile(f, fullgraph=True)
-    torch.testing.assert_close(compiled(x), f(x))
-    xg = x.clone().requires_grad_(True)
-    compiled(xg).sum().backward()
-    eager = x.clone().requires_grad_(True)
-    f(eager).sum().backward()
-    torch.testing.assert_close(xg.grad, eager.grad)
+    assert_compiled_equals_eager(f, x)
 
 
 def test_compiled_integer_scan_keeps_torchs_dtype(device):
@@ -234,13 +239,7 @@ def test_segmented_compiled_equals_eager(device, op, exclusive, by):
     def f(t):
         return finite(call(t * 2, op=op, backward=True, initial=1.0 if exclusive else None, **seg)).sin()
 
-    compiled = torch.compile(f, fullgraph=True)
-    torch.testing.assert_close(compiled(x), f(x))
-    xg = x.clone().requires_grad_(True)
-    compiled(xg).sum().backward()
-    eager = x.clone().requires_grad_(True)
-    f(eager).sum().backward()
-    torch.testing.assert_close(xg.grad, eager.grad)
+    assert_compiled_equals_eager(f, x)
 
 
 def test_segmented_compiled_keeps_the_dtype(device):
