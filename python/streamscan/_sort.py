@@ -15,7 +15,7 @@ import contextlib
 import sys
 from typing import Any, Optional, Tuple
 
-from . import _core
+from . import _core, _torch_ops
 from ._core import Array
 
 KEY_DTYPES = _core.INTEGERS | _core.FLOATS | {"bool"}
@@ -213,6 +213,11 @@ def sort(keys: Any, *, axis: int = -1, dim: Optional[int] = None, descending: bo
     last), each row on its own: two stable radix sorts of the whole array (by key,
     then by row) and gathers, not a loop over rows.
     """
+    if _torch_ops.wanted(keys):  # autograd or torch.compile: a gather of torch's by argsort
+        if out is not None:
+            _torch_ops.refuse_written("out")
+        return _torch_ops.sorted_by(keys, None, descending, begin_bit, end_bit, _dim_of(keys, axis, dim),
+                                    strategy)[0]
     k = _keys(keys)
     begin, end = _bits(k, begin_bit, end_bit)
     o = _core.output(k, out, k.shape, k.dtype)
@@ -235,6 +240,9 @@ def sort_pairs(keys: Any, values: Any, *, axis: int = -1, dim: Optional[int] = N
     Values of 4 or 8 bytes move with the keys; others are gathered through argsort.
     axis / dim: as sort's, for n-d keys and values of one shape.
     """
+    if _torch_ops.wanted(keys, values):  # autograd or torch.compile: gathers of torch's by argsort
+        return _torch_ops.sorted_by(keys, values, descending, begin_bit, end_bit, _dim_of(keys, axis, dim),
+                                    strategy)
     k = _keys(keys)
     begin, end = _bits(k, begin_bit, end_bit)
     v = _core.as_array(values, "values")
@@ -266,9 +274,25 @@ def argsort(keys: Any, *, axis: int = -1, dim: Optional[int] = None, descending:
     """The int64 indices that sort keys as `sort` does, stably (equal keys keep their order):
     numpy.argsort(kind="stable"), torch.argsort(stable=True), with descending= too;
     along `axis` (or `dim`) of an n-d array, each row's indices within the row."""
+    if _torch_ops.wanted(keys):  # torch.compile: the custom op
+        return _torch_ops.argsort(keys, descending, begin_bit, end_bit, _dim_of(keys, axis, dim), strategy)
+    axis, dim = _core.axis_or_dim(axis, dim, -1)
+    if dim is not None:  # two different axes: normalize_axis names the conflict
+        _core.normalize_axis(axis, dim, 1)
+    return argsort_direct(keys, descending, begin_bit, end_bit, axis, strategy, stream)
+
+
+def _dim_of(keys: Any, axis: Any, dim: Any) -> int:
+    """The axis a torch tensor's sort runs along, as a non-negative index."""
+    return _core.normalize_axis(*_core.axis_or_dim(axis, dim, -1), keys.dim())
+
+
+def argsort_direct(keys: Any, descending: bool, begin_bit: int, end_bit: Optional[int], axis: int,
+                   strategy: Optional[str], stream: Any = None) -> Any:
+    """argsort on the back end (the custom op's body too)."""
     k = _keys(keys)
     begin, end = _bits(k, begin_bit, end_bit)
-    if _along(k, axis, dim):
-        rows = _Rows(k, axis, dim, begin, end, descending, stream, strategy)
+    if _along(k, axis, None):
+        rows = _Rows(k, axis, None, begin, end, descending, stream, strategy)
         return _core.result(k, rows.back(rows.index_in_row()).obj)
     return _core.result(k, _order(k, begin, end, descending, stream, strategy).obj)

@@ -22,6 +22,8 @@ The other ops (flags, offsets, indices and options get no gradient):
                      this op on A's transpose); y: beta g
   tridiagonal_solve  b: A^-T g (a solve through this op, A^T being tridiagonal);
                      each entry of A: -(A^-T g)[row] x[col]
+  argsort            none (indices); sort and sort_pairs are torch gathers by it, which
+                     torch differentiates
 """
 
 import sys
@@ -80,6 +82,23 @@ def tridiagonal_solve(lower: Any, diagonal: Any, upper: Any, b: Any, check: bool
     return _registered().tridiagonal_solve(lower, diagonal, upper, b, bool(check), strategy)
 
 
+def argsort(keys: Any, descending: bool, begin_bit: int, end_bit: Optional[int], dim: int,
+            strategy: Optional[str]) -> Any:
+    """The argsort custom op (int64 indices along dim: no gradient of its own)."""
+    return _registered().argsort(keys, descending, begin_bit, end_bit, dim, strategy)
+
+
+def sorted_by(keys: Any, values: Any, descending: bool, begin_bit: int, end_bit: Optional[int], dim: int,
+              strategy: Optional[str]):
+    """(keys sorted, values in that order) as gathers of torch's by argsort's
+    indices: torch differentiates the gathers (a value's gradient goes back to
+    where it came from) and torch.compile traces them."""
+    import torch
+    order = argsort(keys, descending, begin_bit, end_bit, dim, strategy)
+    keys_out = torch.take_along_dim(keys, order, dim)
+    return keys_out, None if values is None else torch.take_along_dim(values, order, dim)
+
+
 def _result_dtype(x, op: str, dtype):
     import torch
     from ._scan import _default_accumulator
@@ -134,6 +153,7 @@ def _register() -> bool:
     _register_segmented(torch)
     _register_spmv(torch)
     _register_tridiagonal(torch)
+    _register_argsort(torch)
     _ops_registered = True
     return True
 
@@ -346,3 +366,15 @@ def _register_tridiagonal(torch) -> None:
         return grad_lower, -grad_b * x, grad_upper, grad_b, None, None
 
     tridiagonal_op.register_autograd(backward, setup_context=setup_context)
+
+
+def _register_argsort(torch) -> None:
+    @torch.library.custom_op("streamscan::argsort", mutates_args=())
+    def argsort_op(keys: torch.Tensor, descending: bool, begin_bit: int, end_bit: Optional[int], dim: int,
+                   strategy: Optional[str]) -> torch.Tensor:
+        from . import _sort
+        return _sort.argsort_direct(keys.detach(), descending, begin_bit, end_bit, dim, strategy)
+
+    @argsort_op.register_fake
+    def _(keys, descending, begin_bit, end_bit, dim, strategy):
+        return keys.new_empty(keys.shape, dtype=torch.int64)

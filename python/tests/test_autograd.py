@@ -437,3 +437,43 @@ def test_first_call_of_a_process_may_be_compiled():
             "assert f(torch.arange(5.0)).tolist() == [0.0, 1.0, 3.0, 6.0, 10.0]\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+# ---- sorts: gathers of torch's by the streamscan::argsort op ----
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("dim", [0, -1])
+def test_sort_gradients_equal_torchs(device, descending, dim):
+    gen = torch.Generator().manual_seed(11)
+    x = (torch.randint(-5, 5, (6, 40), generator=gen).double() / 2).to(device).requires_grad_(True)  # ties
+    got = ss.sort(x, dim=dim, descending=descending)
+    want = torch.sort(x, dim=dim, descending=descending, stable=True).values
+    torch.testing.assert_close(got, want)
+    g = torch.randn(got.shape, dtype=got.dtype, generator=gen).to(device)
+    torch.testing.assert_close(torch.autograd.grad(got, x, g)[0], torch.autograd.grad(want, x, g)[0])
+    values = torch.randn(x.shape, dtype=torch.float64, generator=gen).to(device).requires_grad_(True)
+    keys_out, values_out = ss.sort_pairs(x, values, dim=dim, descending=descending)
+    order = torch.sort(x, dim=dim, descending=descending, stable=True).indices
+    torch.testing.assert_close(values_out, torch.take_along_dim(values, order, dim))
+    (got_grad,) = torch.autograd.grad(values_out, values, g)
+    torch.testing.assert_close(got_grad, torch.zeros_like(values).scatter(dim, order, g))
+    assert torch.autograd.gradcheck(lambda v: ss.sort_pairs(x.detach(), v, dim=dim)[1], (values,))
+
+
+def test_sorts_compiled_equal_eager(device):
+    x = torch.randn(5, 30, device=device)
+    assert_compiled_equals_eager(lambda t: ss.sort(t * 3, dim=1).cumsum(1), x)
+    with_nans = x.clone()
+    with_nans[0, :3] = float("nan")
+    compiled = torch.compile(lambda t: ss.argsort(t, dim=0, descending=True), fullgraph=True)
+    torch.testing.assert_close(compiled(with_nans), ss.argsort(with_nans, dim=0, descending=True))
+    v = torch.arange(150.0, device=device).reshape(5, 30)
+    pairs = torch.compile(lambda k, w: ss.sort_pairs(k, w)[1], fullgraph=True)
+    torch.testing.assert_close(pairs(x, v), ss.sort_pairs(x, v)[1])
+
+
+def test_argsort_opcheck(device):
+    ss.cumsum(torch.ones(2, requires_grad=True))  # registers the ops
+    keys = torch.randn(4, 33, device=device)
+    for args in [(keys, False, 0, None, 1, None), (keys, True, 0, None, 0, None)]:
+        torch.library.opcheck(torch.ops.streamscan.argsort.default, args)
