@@ -44,13 +44,8 @@ def _default_accumulator(in_dtype: str, op: str, library: str) -> str:
     CuPy's (signed and bool to int64, unsigned to uint64) do; max, min and the
     bitwise operators keep the input's dtype (bool: int64). 16-bit floats stay
     16-bit (accumulated in float32, rounded once at the output)."""
-    if op in ("add", "mul"):
-        if library == "torch" and (in_dtype in _WIDER_SIGNED or in_dtype in _WIDER_UNSIGNED):
-            return "int64"
-        if in_dtype in _WIDER_SIGNED:
-            return "int64"
-        if in_dtype in _WIDER_UNSIGNED:
-            return "uint64"
+    if op in ("add", "mul") and (in_dtype in _WIDER_SIGNED or in_dtype in _WIDER_UNSIGNED):
+        return "uint64" if in_dtype in _WIDER_UNSIGNED and library != "torch" else "int64"
     if in_dtype == "bool":
         return "int64"
     return in_dtype
@@ -126,7 +121,7 @@ def scan(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, out: Any, s
          flags: Any = None, offsets: Any = None, backward: bool = False, segmented: bool = False,
          comm: Any = None, axis: Any = -1, dim: Any = None) -> Any:
     _check_op(op)
-    if (axis is not None and axis != -1) or dim is not None or axis is FLATTEN:
+    if dim is not None or axis is FLATTEN or axis != -1:
         return _scan_along(x, op, exclusive, dtype, initial, out, stream, strategy, comm, axis, dim)
     a = _core.as_array(x, "x")
     # A plain scan (one row, no out=, segments or ranks) of an input like one seen before
