@@ -1,0 +1,33 @@
+// streamscan/cuda/kernels/linear_recurrence_kernels.cuh - the linear
+// recurrence's kernels: one tile a block, its shared memory and its agent
+// (agent/agent_linear_recurrence.cuh). Grad: the gradient pass; Vector: the
+// rows kernel's 16-byte runs.
+#pragma once
+
+#include <cstdint>
+
+#include "../agent/agent_linear_recurrence.cuh"
+
+namespace streamscan::cuda::detail {
+
+template <class T, int Threads, int Items, bool Grad, bool Vector>
+__global__ void __launch_bounds__(Threads)
+    recurrence_rows_kernel(recurrence_problem<T> q, std::int64_t n, std::int64_t lead, std::int64_t tiles,
+                           tile_status<recurrence_pair<typename recurrence_value<T>::state>> status,
+                           unsigned long long* counter) {
+  using agent = agent_recurrence_rows<T, Threads, Items, Grad, Vector>;
+  __shared__ typename agent::temp_storage storage;
+  agent{q, n, lead, tiles, status, counter, storage}.run();
+}
+
+template <class T, int Threads, int Items, bool Grad>
+__global__ void __launch_bounds__(Threads)
+    recurrence_lanes_kernel(recurrence_problem<T> q, std::int64_t groups, std::int64_t steps_tiles,
+                            tile_status<recurrence_pair<typename recurrence_value<T>::state>> status,
+                            unsigned long long* counter) {
+  using agent = agent_recurrence_lanes<T, Threads, Items, Grad>;
+  __shared__ typename agent::temp_storage storage;
+  agent{q, groups, steps_tiles, status, counter, storage}.run();
+}
+
+}  // namespace streamscan::cuda::detail

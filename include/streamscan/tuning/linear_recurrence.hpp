@@ -1,0 +1,32 @@
+// streamscan/tuning/linear_recurrence.hpp - the linear recurrence's tile
+// shapes. No CUDA.
+//
+// Two kernels (cuda/agent/agent_linear_recurrence.cuh):
+//  * rows (time contiguous, time_stride == 1): every sequence laid end to end
+//    in scan order, a thread owns `items` consecutive steps (16-byte vector
+//    loads where the rows allow), a tile is threads x items steps, chained to
+//    its predecessor tile by the decoupled look-back. Short sequences are many
+//    per tile; a tile holding a sequence's first step is its own prefix.
+//  * lanes (any other layout): a lane owns one sequence, a warp 32 adjacent
+//    sequences (coalesced when channel_stride == 1), the block's warps
+//    consecutive runs of `items` steps; each lane looks back along its own
+//    sequence's chain of tiles.
+// items is chosen so that a thread moves 64 bytes of each input (16 for
+// 2-byte values: 32 bytes), which keeps enough loads in flight per SM.
+#pragma once
+
+namespace streamscan::tuning {
+
+struct recurrence_shape {
+  int threads;  // a block
+  int items;    // steps a thread owns
+};
+
+constexpr recurrence_shape recurrence_rows_shape(int value_bytes) {
+  return {256, value_bytes >= 8 ? 8 : 16};
+}
+constexpr recurrence_shape recurrence_lanes_shape(int value_bytes) {
+  return {256, value_bytes >= 8 ? 8 : 16};
+}
+
+}  // namespace streamscan::tuning
