@@ -6,6 +6,7 @@
 #include "cpu/segmented_scan.hpp"
 #include "cpu/select.hpp"
 #include "cpu/coo_to_csr.hpp"
+#include "cpu/linear_recurrence.hpp"
 #include "cpu/sort.hpp"
 #include "cpu/spmv.hpp"
 #include "cpu/tridiagonal.hpp"

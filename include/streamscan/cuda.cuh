@@ -8,5 +8,6 @@
 #include "cuda/device/device_sort.cuh"
 #include "cuda/device/device_spmv.cuh"
 #include "cuda/device/device_coo_to_csr.cuh"
+#include "cuda/device/device_linear_recurrence.cuh"
 #include "cuda/device/device_tridiagonal.cuh"
 #include "iterators.hpp"
