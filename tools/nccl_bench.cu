@@ -10,6 +10,12 @@
 //                   of all of it.
 //   compaction:     select_if at 50% kept on P shards of 2^shard, against the
 //                   slowest rank's local streamscan::cuda::select_if at once.
+//   sort:           sort_keys (uint32) and sort_pairs (uint32/uint32) of
+//                   uniform random keys, weak (2^shard a rank, against one
+//                   GPU's radix sort of 2^shard) and strong (2^total in all,
+//                   against one GPU's sort of 2^total); and NCCL's own
+//                   all-to-all (grouped ncclSend / ncclRecv, as nccl-tests'
+//                   alltoall) of the bytes a weak sort of keys exchanges.
 //
 // usage: streamscan-nccl-bench [--shard 28] [--total 28] [--repeat 20] [--json FILE]
 #include <cuda_runtime.h>
@@ -64,12 +70,28 @@ __global__ void fill_kernel(std::int32_t* p, std::int64_t n, std::uint32_t seed)
   }
 }
 
+// Uniform random 32-bit keys (a hash of the position).
+__global__ void fill_keys_kernel(std::uint32_t* p, std::int64_t n, std::uint32_t seed) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    std::uint64_t x = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull ^ (std::uint64_t{seed} << 32);
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    p[i] = static_cast<std::uint32_t>(x >> 16);
+  }
+}
+
 // One rank's buffers on its GPU.
 struct rank_data {
   int device = 0;
   std::int64_t n = 0;
   std::int32_t* in = nullptr;
   std::int32_t* out = nullptr;
+  std::uint32_t* keys = nullptr;  // the sorts' input keys and values, and their outputs
+  std::uint32_t* values = nullptr;
+  std::uint32_t* keys_out = nullptr;
+  std::uint32_t* values_out = nullptr;
   cudaStream_t stream = nullptr;
   void* temp = nullptr;
   std::size_t temp_bytes = 0;
@@ -197,6 +219,10 @@ int main(int argc, char** argv) {
       check(cudaMalloc(&d.out, biggest * sizeof(std::int32_t)), "cudaMalloc out");
       check(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking), "cudaStreamCreate");
       fill_kernel<<<1024, 256, 0, d.stream>>>(d.in, biggest, 12345u + g);
+      for (std::uint32_t** b : {&d.keys, &d.values, &d.keys_out, &d.values_out})
+        check(cudaMalloc(b, biggest * sizeof(std::uint32_t)), "cudaMalloc sort buffers");
+      fill_keys_kernel<<<1024, 256, 0, d.stream>>>(d.keys, biggest, 777u + g);
+      fill_keys_kernel<<<1024, 256, 0, d.stream>>>(d.values, biggest, 999u + g);
       check(cudaStreamSynchronize(d.stream), "fill");
       d.temp_bytes = 0;
     }
@@ -221,6 +247,24 @@ int main(int argc, char** argv) {
     };
     const timing one_shard = single_scan(shard);
     const timing one_total = total == shard ? one_shard : single_scan(total);
+    auto single_sort = [&](std::int64_t n, bool pairs) {
+      rank_data& d = data[0];
+      return time_ranks(1, repeat, [&](int) {
+        check(cudaSetDevice(d.device), "cudaSetDevice");
+        std::size_t b = 0;
+        auto call = [&](void* t) {
+          return pairs ? streamscan::cuda::radix_sort_pairs(t, b, d.keys, d.keys_out, d.values, d.values_out, n,
+                                                            d.stream)
+                       : streamscan::cuda::radix_sort_keys(t, b, d.keys, d.keys_out, n, d.stream);
+        };
+        streamscan::throw_if_error(call(nullptr));
+        ensure_temp(d, b);
+        streamscan::throw_if_error(call(d.temp));
+        check(cudaStreamSynchronize(d.stream), "sort");
+      });
+    };
+    const timing sort_shard = single_sort(shard, false), sort_total = single_sort(total, false);
+    const timing pairs_shard = single_sort(shard, true), pairs_total = single_sort(total, true);
 
     std::vector<row> rows;
     for (int p = 1; p <= gpus; ++p) {
@@ -269,6 +313,50 @@ int main(int argc, char** argv) {
                                                                placement, comms[r], d.stream));
       });
       rows.push_back({"compaction 50%", p, shard, ranked, local, "slowest rank's local select_if"});
+
+      auto ranked_sort = [&](std::int64_t n, bool pairs) {
+        return time_ranks(p, repeat, [&](int r) {
+          rank_data& d = data[r];
+          check(cudaSetDevice(d.device), "cudaSetDevice");
+          const std::int64_t capacity = biggest;
+          std::int64_t count = 0;
+          std::size_t b = 0;
+          auto call = [&](void* t) {
+            return pairs ? streamscan::nccl::sort_pairs(t, b, d.keys, d.keys_out, d.values, d.values_out, n, capacity,
+                                                        count, comms[r], d.stream)
+                         : streamscan::nccl::sort_keys(t, b, d.keys, d.keys_out, n, capacity, count, comms[r], d.stream);
+          };
+          streamscan::throw_if_error(call(nullptr));
+          ensure_temp(d, b);
+          streamscan::throw_if_error(call(d.temp));
+          check(cudaStreamSynchronize(d.stream), "ranked sort");
+        });
+      };
+      rows.push_back({"weak sort keys u32", p, shard, ranked_sort(shard, false), sort_shard, "one GPU, one shard"});
+      rows.push_back({"strong sort keys u32", p, part, ranked_sort(part, false), sort_total, "one GPU, all keys"});
+      rows.push_back({"weak sort pairs u32/u32", p, shard, ranked_sort(shard, true), pairs_shard, "one GPU, one shard"});
+      rows.push_back({"strong sort pairs u32/u32", p, part, ranked_sort(part, true), pairs_total, "one GPU, all keys"});
+      if (p > 1) {
+        // NCCL's all-to-all of what a weak sort of uniform keys sends: shard / p keys to each other rank.
+        const std::size_t piece = static_cast<std::size_t>(shard / p) * sizeof(std::uint32_t);
+        const timing a2a = time_ranks(p, repeat, [&](int r) {
+          rank_data& d = data[r];
+          check(cudaSetDevice(d.device), "cudaSetDevice");
+          check(ncclGroupStart(), "ncclGroupStart");
+          for (int q = 0; q < p; ++q) {
+            if (q == r) continue;
+            check(ncclSend(reinterpret_cast<char*>(d.keys) + piece * q, piece, ncclUint8, q, comms[r], d.stream), "ncclSend");
+            check(ncclRecv(reinterpret_cast<char*>(d.keys_out) + piece * q, piece, ncclUint8, q, comms[r], d.stream),
+                  "ncclRecv");
+          }
+          check(ncclGroupEnd(), "ncclGroupEnd");
+          check(cudaStreamSynchronize(d.stream), "all-to-all");
+        });
+        const double gbps = static_cast<double>(piece) * (p - 1) / (a2a.median_ms * 1e6);
+        char what[128];
+        std::snprintf(what, sizeof what, "NCCL all-to-all of a weak sort's keys (%.0f GB/s sent a rank)", gbps);
+        rows.push_back({what, p, shard, a2a, sort_shard, "one GPU's sort of one shard"});
+      }
       for (ncclComm_t c : comms) ncclCommDestroy(c);
     }
 
@@ -307,6 +395,7 @@ int main(int argc, char** argv) {
       cudaFree(d.in);
       cudaFree(d.out);
       cudaFree(d.temp);
+      for (std::uint32_t* b : {d.keys, d.values, d.keys_out, d.values_out}) cudaFree(b);
       cudaStreamDestroy(d.stream);
     }
   } catch (const std::exception& e) {

@@ -17,6 +17,11 @@
 //   rebalance: moves compacted elements so that every rank holds an equal
 //     share of the global order, split the way numpy.array_split (and
 //     torch.tensor_split) splits: the first total % size ranks hold one more.
+//   sort_keys / sort_pairs: the radix sort of all shards together (every key
+//     type, order and bit range of the single-GPU radix sort); afterwards
+//     each rank holds its share of the sorted sequence, split as rebalance
+//     splits. Stable across ranks: equal keys keep rank order, then
+//     position. One all-to-all exchange of the keys (dispatch_ranked_sort.cuh).
 //
 // Every call waits for the ranks' exchange (a few microseconds of records)
 // before any rank writes; a bad argument on any rank gives every rank an error
@@ -41,9 +46,11 @@
 #include "cuda/device/device_scan.cuh"
 #include "cuda/device/device_select.cuh"
 #include "cuda/dispatch/dispatch_ranked.cuh"
+#include "cuda/dispatch/dispatch_ranked_sort.cuh"
 #include "operators.hpp"
 #include "scan_options.hpp"
 #include "select.hpp"
+#include "sort.hpp"
 #include "status.hpp"
 
 namespace streamscan::nccl {
@@ -156,6 +163,36 @@ template <class T, class Comm>
   });
 }
 
+// Sorts the keys of every rank's shard (keys_in, n of them) together: rank r
+// ends with global positions [begin(r), begin(r + 1)) of the sorted sequence
+// in keys_out (room for `capacity`), begin as in rebalance, and `count`
+// receives how many that is. keys_out == keys_in is allowed (when capacity
+// covers the share); other overlaps are refused. Waits for two short
+// exchanges (the ranks' checks, then the splitters), then runs
+// asynchronously.
+template <class K, class Comm>
+[[nodiscard]] status sort_keys(void* temp, std::size_t& temp_bytes, const K* keys_in, K* keys_out, std::int64_t n,
+                               std::int64_t capacity, std::int64_t& count, Comm comm, cudaStream_t stream = nullptr,
+                               sort_options opt = {}) {
+  const char* fn = "streamscan::nccl::sort_keys";
+  cuda::detail::sort_io<K, cuda::detail::no_values> io{keys_in, keys_out};
+  return detail::with_communicator(fn, comm, [&](const auto& c) {
+    return cuda::detail::ranked_sort(fn, temp, temp_bytes, io, n, capacity, count, c, stream, opt);
+  });
+}
+
+// The same with a value per key, which travels with it.
+template <class K, class V, class Comm>
+[[nodiscard]] status sort_pairs(void* temp, std::size_t& temp_bytes, const K* keys_in, K* keys_out,
+                                const V* values_in, V* values_out, std::int64_t n, std::int64_t capacity,
+                                std::int64_t& count, Comm comm, cudaStream_t stream = nullptr, sort_options opt = {}) {
+  const char* fn = "streamscan::nccl::sort_pairs";
+  cuda::detail::sort_io<K, V> io{keys_in, keys_out, values_in, values_out};
+  return detail::with_communicator(fn, comm, [&](const auto& c) {
+    return cuda::detail::ranked_sort(fn, temp, temp_bytes, io, n, capacity, count, c, stream, opt);
+  });
+}
+
 // ---- convenience forms (stream-ordered scratch; throw streamscan::error) ----
 
 template <class InIt, class OutIt, class Op, class Comm,
@@ -203,6 +240,27 @@ std::int64_t rebalance(const T* in, T* out, std::int64_t capacity, const rank_pl
                        cudaStream_t stream = nullptr) {
   std::int64_t count = 0;
   throw_if_error(rebalance(in, out, capacity, placement, count, comm, stream));
+  return count;
+}
+
+// Returns this rank's count of sorted keys.
+template <class K, class Comm>
+std::int64_t sort_keys(const K* keys_in, K* keys_out, std::int64_t n, std::int64_t capacity, Comm comm,
+                       cudaStream_t stream = nullptr, sort_options opt = {}) {
+  std::int64_t count = 0;
+  cuda::detail::with_scratch("streamscan::nccl::sort_keys", stream, [&](void* t, std::size_t& b) {
+    return sort_keys(t, b, keys_in, keys_out, n, capacity, count, comm, stream, opt);
+  });
+  return count;
+}
+
+template <class K, class V, class Comm>
+std::int64_t sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* values_out, std::int64_t n,
+                        std::int64_t capacity, Comm comm, cudaStream_t stream = nullptr, sort_options opt = {}) {
+  std::int64_t count = 0;
+  cuda::detail::with_scratch("streamscan::nccl::sort_pairs", stream, [&](void* t, std::size_t& b) {
+    return sort_pairs(t, b, keys_in, keys_out, values_in, values_out, n, capacity, count, comm, stream, opt);
+  });
   return count;
 }
 

@@ -38,4 +38,24 @@ constexpr onesweep_shape onesweep_shape_for(int key_bytes, int value_bytes) {
 // 16-byte loads), 4 blocks a SM (each holds 32 KB of counters).
 constexpr radix_histogram_shape radix_histogram_shape_for(int key_bytes) { return {256, key_bytes == 1 ? 16 : 8, 4}; }
 
+// The stable merge of two sorted runs (the sort across ranks): a block merges
+// a tile of threads x items outputs, staged in shared memory.
+struct merge_shape {
+  int threads;
+  int items;
+};
+constexpr merge_shape merge_shape_for(int key_bytes, int value_bytes) {
+  return {256, key_bytes + value_bytes <= 8 ? 12 : 8};
+}
+
+// The sort across ranks finds its splitters a digit of this many bits a
+// round: the widest digit (at most 16 bits, at least 8) whose counts, every
+// rank's for every boundary, stay within 4 MiB a round.
+constexpr int splitter_digit_bits(int ranks) {
+  int bits = 16;
+  const long long pairs = static_cast<long long>(ranks) * (ranks > 1 ? ranks - 1 : 1);
+  while (bits > 8 && pairs * ((1ll << bits) + 1) * 8 > (4ll << 20)) --bits;
+  return bits;
+}
+
 }  // namespace streamscan::tuning
