@@ -144,7 +144,9 @@ void check_sort(group& g, const std::vector<std::vector<K>>& shards, ss::sort_op
       p += "keys differ first at " + std::to_string(i) + " of " + std::to_string(share) + ": " + hex_bits(got_keys[i]) +
            " for " + hex_bits(want[i]) + "; ";
     }
-    for (std::int64_t i = share; i < share + slack; ++i) {
+    // In place, [share, n) still holds what the input left there; the poison starts after both.
+    const std::int64_t guard = std::max(share, in_place ? n : 0);
+    for (std::int64_t i = guard; i < guard + slack; ++i) {
       K poison;
       std::memset(&poison, 0xA5, sizeof poison);
       if (std::memcmp(&got_keys[i], &poison, sizeof(K)) != 0) {
@@ -161,7 +163,7 @@ void check_sort(group& g, const std::vector<std::vector<K>>& shards, ss::sort_op
                std::to_string(perm[begin + i]) + " (stability); ";
           break;
         }
-      for (std::int64_t i = share; i < share + slack; ++i)
+      for (std::int64_t i = guard; i < guard + slack; ++i)
         if (got_values[i] != static_cast<std::int64_t>(0xA5A5A5A5A5A5A5A5ull)) {
           p += "value written past the share; ";
           break;

@@ -265,8 +265,45 @@ int main(int argc, char** argv) {
     };
     const timing sort_shard = single_sort(shard, false), sort_total = single_sort(total, false);
     const timing pairs_shard = single_sort(shard, true), pairs_total = single_sort(total, true);
+    // The sort's last step on one GPU: the stable merge of two sorted halves of a shard.
+    auto single_merge = [&](bool pairs) {
+      rank_data& d = data[0];
+      check(cudaSetDevice(d.device), "cudaSetDevice");
+      const std::int64_t half = shard / 2;
+      for (std::int64_t at : {std::int64_t{0}, half}) {
+        if (pairs)
+          streamscan::cuda::radix_sort_pairs(d.keys + at, d.keys_out + at, d.values + at, d.values_out + at, half,
+                                             d.stream);
+        else
+          streamscan::cuda::radix_sort_keys(d.keys + at, d.keys_out + at, half, d.stream);
+      }
+      std::int64_t* path = nullptr;
+      check(cudaMalloc(&path, sizeof(std::int64_t) * (shard / 1024 + 2)), "cudaMalloc path");
+      using run = streamscan::cuda::detail::sorted_run<std::uint32_t, std::uint32_t>;
+      const run a{d.keys_out, d.values_out, half}, b{d.keys_out + half, d.values_out + half, shard - half};
+      const timing t = time_ranks(1, repeat, [&](int) {
+        check(cudaSetDevice(d.device), "cudaSetDevice");
+        const streamscan::cuda::detail::sort_order_bits<std::uint32_t> order{};
+        streamscan::throw_if_error(
+            pairs ? streamscan::cuda::detail::merge_runs<std::uint32_t, std::uint32_t, true>(
+                        "merge", a, b, d.keys, d.values, path, order, d.stream)
+                  : streamscan::cuda::detail::merge_runs<std::uint32_t, std::uint32_t, false>(
+                        "merge", a, b, d.keys, nullptr, path, order, d.stream));
+        check(cudaStreamSynchronize(d.stream), "merge");
+      });
+      check(cudaFree(path), "cudaFree path");
+      fill_keys_kernel<<<1024, 256, 0, d.stream>>>(d.keys, biggest, 777u);  // the sorts' input again
+      fill_keys_kernel<<<1024, 256, 0, d.stream>>>(d.values, biggest, 999u);
+      check(cudaStreamSynchronize(d.stream), "fill");
+      return t;
+    };
+    const timing merge_keys = single_merge(false), merge_pairs = single_merge(true);
 
     std::vector<row> rows;
+    rows.push_back({"merge of two sorted halves, keys u32 (one GPU)", 1, shard, merge_keys, sort_shard,
+                    "one GPU's sort of one shard"});
+    rows.push_back({"merge of two sorted halves, pairs u32/u32 (one GPU)", 1, shard, merge_pairs, pairs_shard,
+                    "one GPU's sort of one shard"});
     for (int p = 1; p <= gpus; ++p) {
       std::vector<ncclComm_t> comms(static_cast<std::size_t>(p));
       check(ncclCommInitAll(comms.data(), p, nullptr), "ncclCommInitAll");

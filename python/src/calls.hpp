@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include <streamscan/status.hpp>
 
@@ -123,9 +124,18 @@ struct sort_args {
   int begin_bit = 0;
   int end_bit = -1;
   int strategy = 0;  // streamscan::sort_strategy
+  // An ncclComm_t's address: the keys are this rank's shard of one array
+  // sorted across the communicator (streamscan::nccl::sort_keys / sort_pairs;
+  // the outputs hold `capacity`); 0: one GPU.
+  std::uintptr_t comm = 0;
+  std::int64_t capacity = 0;
 };
 
 bool sort_supported(dtype key, int value_size);
+// Every rank's n (sizes, in rank order) and this rank's index, by an
+// all-gather over the communicator at comm (an ncclComm_t's address).
+status ranked_sizes(std::uintptr_t comm, std::int64_t n, std::vector<std::int64_t>& sizes, int& rank,
+                    const launch& l);
 status sort(const sort_args& a, void* temp, std::size_t& temp_bytes, const launch& l);
 
 // y = alpha * A x + beta * y, A in CSR (offsets and indices of one type).

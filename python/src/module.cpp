@@ -5,6 +5,7 @@
 // Compiled once per back end, as streamscan._cpu and streamscan._cuda.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -201,8 +202,8 @@ std::size_t py_select(int kind, std::uintptr_t in, std::uintptr_t flags, std::ui
 
 std::size_t py_sort(std::uintptr_t keys_in, std::uintptr_t keys_out, std::uintptr_t values_in,
                     std::uintptr_t values_out, std::int64_t n, int key_type, int value_size, bool descending,
-                    int begin_bit, int end_bit, int strategy, std::uintptr_t temp, std::size_t temp_bytes, int device,
-                    std::uintptr_t stream) {
+                    int begin_bit, int end_bit, int strategy, std::uintptr_t comm, std::int64_t capacity,
+                    std::uintptr_t temp, std::size_t temp_bytes, int device, std::uintptr_t stream) {
   sort_args a;
   a.keys_in = keys_in;
   a.keys_out = keys_out;
@@ -215,6 +216,8 @@ std::size_t py_sort(std::uintptr_t keys_in, std::uintptr_t keys_out, std::uintpt
   a.begin_bit = begin_bit;
   a.end_bit = end_bit;
   a.strategy = strategy;
+  a.comm = comm;
+  a.capacity = capacity;
   return two_phase(&sort, a, temp, temp_bytes, device, stream);
 }
 
@@ -303,6 +306,18 @@ void define_module(nb::module_& m) {
   m.def("ranked_scan_compiled", &ranked_scan_compiled);
   m.def("select", &py_select);
   m.def("sort", &py_sort);
+  // (rank, every rank's n) of the communicator at `comm`.
+  m.def("ranked_sizes", [](std::uintptr_t comm, std::int64_t n, int device, std::uintptr_t stream) {
+    std::vector<std::int64_t> sizes;
+    int rank = 0;
+    status s;
+    {
+      nb::gil_scoped_release release;
+      s = ranked_sizes(comm, n, sizes, rank, launch{device, stream});
+    }
+    check(s);
+    return std::make_pair(rank, sizes);
+  });
   m.def("spmv", &py_spmv);
   m.def("tridiagonal", &py_tridiagonal);
   m.def("stream_capturing", &stream_capturing);

@@ -5,6 +5,10 @@
 #include "backend.hpp"
 #include "typed.hpp"
 
+#if defined(STREAMSCAN_PY_NCCL)
+#include <streamscan/nccl.cuh>
+#endif
+
 namespace streamscan::python {
 
 template <class K>
@@ -24,6 +28,27 @@ status sort_typed(const sort_args& a, void* temp, std::size_t& temp_bytes, const
       return STREAMSCAN_PY_RUN(radix_sort_pairs, ctx, opt, temp, temp_bytes, keys_in, keys_out,
                                as_ptr<const V>(a.values_in), as_ptr<V>(a.values_out), a.n);
     };
+    if (a.comm != 0) {
+#if defined(STREAMSCAN_PY_NCCL)
+      const auto comm = reinterpret_cast<ncclComm_t>(a.comm);
+      std::int64_t count = 0;
+      auto ranked_pairs = [&](auto word) {
+        using V = typename decltype(word)::type;
+        return streamscan::nccl::sort_pairs(temp, temp_bytes, keys_in, keys_out, as_ptr<const V>(a.values_in),
+                                            as_ptr<V>(a.values_out), a.n, a.capacity, count, comm, ctx.stream, opt);
+      };
+      switch (a.value_size) {
+        case 0:
+          return streamscan::nccl::sort_keys(temp, temp_bytes, keys_in, keys_out, a.n, a.capacity, count, comm,
+                                             ctx.stream, opt);
+        case 4: return ranked_pairs(tag<std::uint32_t>{});
+        case 8: return ranked_pairs(tag<std::uint64_t>{});
+        default: return not_compiled("a sort across ranks with values of this size");
+      }
+#else
+      return not_compiled("sorts across ranks (NCCL)");
+#endif
+    }
     switch (a.value_size) {
       case 0: return STREAMSCAN_PY_RUN(radix_sort_keys, ctx, opt, temp, temp_bytes, keys_in, keys_out, a.n);
       case 4: return pairs(tag<std::uint32_t>{});

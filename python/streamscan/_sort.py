@@ -160,7 +160,69 @@ def _sort(key: Array, values: Optional[Array], keys_out: Array, values_out: Opti
     size = 0 if values is None else _core.ITEMSIZE[values.dtype]
     _core.run(_core.backend(key).sort, key, stream, key.ptr, keys_out.ptr, 0 if values is None else values.ptr,
               0 if values_out is None else values_out.ptr, n, _core.CODE[key.dtype], size, descending, begin, end,
-              _core.strategy_code("sort", strategy))
+              _core.strategy_code("sort", strategy), 0, 0)
+
+
+class _Ranks:
+    """A sort across the ranks of an NCCL communicator: this rank's index, every
+    rank's shard size, and this rank's share of the sorted whole (numpy.array_split's
+    split: the first total % ranks ranks hold one key more)."""
+
+    def __init__(self, k: Array, comm: Any, axis: Any, dim: Any, stream: Any):
+        from ._scan import comm_address
+        if not k.cuda:
+            raise TypeError("comm: a sort across ranks runs on GPU arrays (CuPy, PyTorch), not host memory")
+        if len(k.shape) != 1:
+            raise ValueError(f"keys: a sort across ranks takes this rank's 1-d shard, got shape {tuple(k.shape)}")
+        _core.normalize_axis(*_core.axis_or_dim(axis, dim, -1), 1)
+        module = _core.backend(k)
+        if not module.ranked_scan_compiled():
+            raise RuntimeError("comm: this build of streamscan has no calls across ranks (NCCL was not found "
+                               "when it was built)")
+        self.address = comm_address(comm, k.device)
+        self.rank, self.sizes = module.ranked_sizes(self.address, k.shape[0], k.device, k.lib.stream(k, stream))
+        total, ranks = sum(self.sizes), len(self.sizes)
+        begin = lambda r: r * (total // ranks) + min(r, total % ranks)  # noqa: E731
+        self.offset = sum(self.sizes[:self.rank])  # this shard's first global index
+        self.share = begin(self.rank + 1) - begin(self.rank)
+
+    def sort(self, key: Array, values: Optional[Array], descending: bool, begin: int, end: int, stream: Any,
+             strategy: Optional[str]) -> Tuple[Array, Optional[Array]]:
+        """(keys, values) of this rank's share: integer keys, values of 4 or 8 bytes (or none)."""
+        keys_out = key.lib.new(key, (self.share,), key.dtype)
+        values_out = None if values is None else values.lib.new(values, (self.share,), values.dtype)
+        size = 0 if values is None else _core.ITEMSIZE[values.dtype]
+        _core.run(_core.backend(key).sort, key, stream, key.ptr, keys_out.ptr, 0 if values is None else values.ptr,
+                  0 if values_out is None else values_out.ptr, key.shape[0], _core.CODE[key.dtype], size,
+                  descending, begin, end, _core.strategy_code("sort", strategy), self.address, self.share)
+        return keys_out, values_out
+
+    def sorted(self, k: Array, values: Optional[Array], begin: int, end: int, descending: bool, stream: Any,
+               strategy: Optional[str]) -> Tuple[Array, Optional[Array]]:
+        """k's share sorted (and values with it), floats in NumPy's order as _sorted does;
+        float64 keys with values, which _sorted gathers, cannot be gathered across ranks."""
+        size = _core.ITEMSIZE[k.dtype]
+        if k.dtype not in _FLOAT_BITS:
+            keys_out, values_out = self.sort(_key(k), values, descending, begin, end, stream, strategy)
+            return (_view(keys_out, "bool") if k.dtype == "bool" else keys_out), values_out
+        if values is None and size >= 4:  # the float's bits ride as the values
+            _, bits = self.sort(_ordered(k), k, descending, begin, end, stream, strategy)
+            return bits, None
+        if size <= 4:  # key and bits in one integer
+            p, values_out = self.sort(_packed(k), values, descending, begin + 8 * size, end + 8 * size, stream,
+                                      strategy)
+            keys_out = k.lib.new(k, (self.share,), k.dtype)
+            _unpack(p, keys_out)
+            return keys_out, values_out
+        raise TypeError("keys: float64 keys with values cannot be sorted across ranks (their order and bits "
+                        "need 16 bytes a key); sort their argsort(comm=...) instead")
+
+    def order(self, k: Array, begin: int, end: int, descending: bool, stream: Any, strategy: Optional[str]) -> Array:
+        """The global int64 indices (rank order, then position) of this rank's share of the sorted keys."""
+        with _on_device(k):
+            index = k.lib.arange(k, k.shape[0], 1)
+            index.obj += self.offset
+        return self.sort(_key(k), index, descending, begin, end, stream, strategy)[1]
 
 
 def _order(k: Array, begin: int, end: int, descending: bool, stream: Any, strategy: Optional[str]) -> Array:
@@ -197,7 +259,8 @@ def _sorted(k: Array, keys_out: Array, values: Optional[Array], begin: int, end:
 
 @_core.on_callers_stream("keys")
 def sort(keys: Any, *, axis: int = -1, dim: Optional[int] = None, descending: bool = False, begin_bit: int = 0,
-         end_bit: Optional[int] = None, out: Any = None, stream: Any = None, strategy: Optional[str] = None) -> Any:
+         end_bit: Optional[int] = None, out: Any = None, stream: Any = None, strategy: Optional[str] = None,
+         comm: Any = None) -> Any:
     """The keys in order, stably (a new array, or `out`, which may be `keys`).
 
     Keys of bool, integer and float dtypes (float16, bfloat16, float32, float64),
@@ -212,7 +275,19 @@ def sort(keys: Any, *, axis: int = -1, dim: Optional[int] = None, descending: bo
     An n-d array is sorted along `axis` (or `dim`, torch's name; default the
     last), each row on its own: two stable radix sorts of the whole array (by key,
     then by row) and gathers, not a loop over rows.
+    comm: sort across GPUs. keys is this rank's 1-d shard of one array held by the
+    ranks of an NCCL communicator (a torch.distributed process group of the nccl
+    backend, nccl4py's Communicator, or an ncclComm_t address; one process a GPU);
+    returns this rank's share of the sorted whole (rank r: the r-th of
+    numpy.array_split(sorted, ranks)), equal keys in rank order, then position.
     """
+    if comm is not None:
+        if out is not None:
+            raise ValueError("out: a sort across ranks returns a new array (its share's length)")
+        k = _keys(keys)
+        begin, end = _bits(k, begin_bit, end_bit)
+        ranks = _Ranks(k, comm, axis, dim, stream)
+        return _core.result(k, ranks.sorted(k, None, begin, end, descending, stream, strategy)[0].obj)
     if _torch_ops.wanted(keys):  # autograd or torch.compile: a gather of torch's by argsort
         if out is not None:
             _torch_ops.refuse_written("out")
@@ -233,13 +308,28 @@ def sort(keys: Any, *, axis: int = -1, dim: Optional[int] = None, descending: bo
 @_core.on_callers_stream("keys")
 def sort_pairs(keys: Any, values: Any, *, axis: int = -1, dim: Optional[int] = None, descending: bool = False,
                begin_bit: int = 0, end_bit: Optional[int] = None, stream: Any = None,
-               strategy: Optional[str] = None) -> Tuple[Any, Any]:
+               strategy: Optional[str] = None, comm: Any = None) -> Tuple[Any, Any]:
     """(sorted keys, values in the same order); stable, keys as `sort` orders them.
     values: any dtype, keys' length.
 
     Values of 4 or 8 bytes move with the keys; others are gathered through argsort.
     axis / dim: as sort's, for n-d keys and values of one shape.
+    comm: as sort's; values of 4 or 8 bytes travel with their keys (others: sort
+    argsort(comm=...)'s global indices with the keys instead).
     """
+    if comm is not None:
+        k = _keys(keys)
+        begin, end = _bits(k, begin_bit, end_bit)
+        v = _core.as_array(values, "values")
+        _core.same_place(k, v, "values")
+        if tuple(v.shape) != tuple(k.shape):
+            raise ValueError(f"values: shape {tuple(v.shape)}, expected keys' shape {tuple(k.shape)}")
+        if v.dtype not in _core.CODE or _core.ITEMSIZE[v.dtype] not in (4, 8):
+            raise TypeError(f"values: a sort across ranks moves values of 4 or 8 bytes, not {v.dtype}")
+        ranks = _Ranks(k, comm, axis, dim, stream)
+        keys_out, values_out = ranks.sorted(k, v if v.contiguous else v.lib.contiguous(v), begin, end, descending,
+                                            stream, strategy)
+        return _core.result(k, keys_out.obj), _core.result(v, values_out.obj)
     if _torch_ops.wanted(keys, values):  # autograd or torch.compile: gathers of torch's by argsort
         return _torch_ops.sorted_by(keys, values, descending, begin_bit, end_bit, _dim_of(keys, axis, dim),
                                     strategy)
@@ -270,10 +360,18 @@ def sort_pairs(keys: Any, values: Any, *, axis: int = -1, dim: Optional[int] = N
 
 @_core.on_callers_stream("keys")
 def argsort(keys: Any, *, axis: int = -1, dim: Optional[int] = None, descending: bool = False, begin_bit: int = 0,
-            end_bit: Optional[int] = None, stream: Any = None, strategy: Optional[str] = None) -> Any:
+            end_bit: Optional[int] = None, stream: Any = None, strategy: Optional[str] = None,
+            comm: Any = None) -> Any:
     """The int64 indices that sort keys as `sort` does, stably (equal keys keep their order):
     numpy.argsort(kind="stable"), torch.argsort(stable=True), with descending= too;
-    along `axis` (or `dim`) of an n-d array, each row's indices within the row."""
+    along `axis` (or `dim`) of an n-d array, each row's indices within the row.
+    comm: as sort's; returns this rank's share of the global indices (positions in
+    the shards joined in rank order)."""
+    if comm is not None:
+        k = _keys(keys)
+        begin, end = _bits(k, begin_bit, end_bit)
+        ranks = _Ranks(k, comm, axis, dim, stream)
+        return _core.result(k, ranks.order(k, begin, end, descending, stream, strategy).obj)
     if _torch_ops.wanted(keys):  # torch.compile: the custom op
         return _torch_ops.argsort(keys, descending, begin_bit, end_bit, _dim_of(keys, axis, dim), strategy)
     axis, dim = _core.axis_or_dim(axis, dim, -1)

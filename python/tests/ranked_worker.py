@@ -45,6 +45,50 @@ def main():
         if not np.array_equal(got, want):
             sys.exit(f"rank {rank}: exclusive max {dtype} n={n} shard [{lo}, {hi}) differs")
         checked += 2
+    # Sorts: this rank's share of the whole sorted stably (np.array_split's share),
+    # argsort's global indices, and pairs; shards uneven, one empty, keys with many ties.
+    for case, (dtype, n, kind) in enumerate([("uint32", 200_003, "random"), ("int64", 65_537, "few"),
+                                             ("float32", 100_000, "random"), ("float16", 30_001, "few"),
+                                             ("int32", 5000, "equal"), ("uint8", 7, "random"),
+                                             ("float64", 0, "random")]):
+        rng = np.random.default_rng([seed, 100 + case])
+        if kind == "equal":
+            whole = np.full(n, 42, dtype)
+        elif kind == "few":
+            whole = rng.integers(-3, 3, n).astype(dtype)
+        elif dtype.startswith("float"):
+            whole = rng.standard_normal(n).astype(dtype)
+            whole[rng.integers(0, max(n, 1), n // 100)] = np.nan
+        else:
+            whole = rng.integers(0, np.iinfo(dtype).max, n, dtype=dtype, endpoint=True)
+        edges = shard_bounds(n, ranks, rng, empty_first=(case == 1))
+        lo, hi = int(edges[rank]), int(edges[rank + 1])
+        x = torch.from_numpy(whole[lo:hi].copy()).cuda()
+        share = np.array_split(np.arange(n), ranks)[rank]
+        s_lo, s_hi = (int(share[0]), int(share[-1]) + 1) if share.size else (0, 0)
+        for descending in (False, True):
+            order = np.argsort(whole, kind="stable")
+            if descending:  # torch's stable descending: NaNs first, ties in input order
+                wide = whole.astype(np.float64 if dtype.startswith("float") else np.int64)
+                if dtype.startswith("float"):
+                    wide[np.isnan(wide)] = np.inf
+                order = np.argsort(-wide, kind="stable")
+            want_keys = whole[order][s_lo:s_hi]
+            got = ss.sort(x, descending=descending, comm=group).cpu().numpy()
+            if not np.array_equal(got, want_keys, equal_nan=dtype.startswith("float")):
+                sys.exit(f"rank {rank}: sort {dtype} n={n} {kind} descending={descending} differs")
+            got = ss.argsort(x, descending=descending, comm=group).cpu().numpy()
+            if not np.array_equal(got, order[s_lo:s_hi]):
+                sys.exit(f"rank {rank}: argsort {dtype} n={n} {kind} descending={descending} differs")
+            checked += 2
+            if dtype == "float64":  # float64 keys with values are refused across ranks
+                continue
+            values = torch.arange(lo, hi, dtype=torch.int64, device="cuda")
+            got_k, got_v = ss.sort_pairs(x, values, descending=descending, comm=group)
+            if not (np.array_equal(got_v.cpu().numpy(), order[s_lo:s_hi]) and
+                    np.array_equal(got_k.cpu().numpy(), want_keys, equal_nan=dtype.startswith("float"))):
+                sys.exit(f"rank {rank}: sort_pairs {dtype} n={n} {kind} descending={descending} differs")
+            checked += 1
     # On a stream of the caller's: the result is ready once that stream is.
     stream = torch.cuda.Stream()
     whole = np.arange(1, 4097, dtype=np.int64)
@@ -59,7 +103,7 @@ def main():
     checked += 1
     dist.barrier()
     dist.destroy_process_group()
-    print(f"rank {rank} of {ranks}: {checked} scans match")
+    print(f"rank {rank} of {ranks}: {checked} scans and sorts match")
 
 
 if __name__ == "__main__":

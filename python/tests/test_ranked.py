@@ -81,6 +81,38 @@ def test_one_rank_group_errors(one_rank_group):
         ss.inclusive_scan(x.reshape(2, 5), comm=one_rank_group)
 
 
+@pytest.mark.parametrize("dtype", ["uint32", "int64", "float32", "float16", "bool"])
+@pytest.mark.parametrize("n", [0, 1, 4097, 300_001])
+def test_one_rank_group_sorts_its_shard(one_rank_group, rng, dtype, n):
+    import torch
+    x = rng.integers(-3, 3, n).astype(dtype) if dtype != "float32" else rng.standard_normal(n).astype(dtype)
+    t = torch.from_numpy(x).cuda()
+    np.testing.assert_array_equal(ss.sort(t, comm=one_rank_group).cpu().numpy(), np.sort(x, kind="stable"))
+    order = np.argsort(x, kind="stable")
+    np.testing.assert_array_equal(ss.argsort(t, comm=one_rank_group).cpu().numpy(), order)
+    values = torch.arange(n, dtype=torch.float32, device="cuda")
+    keys, got = ss.sort_pairs(t, values, comm=one_rank_group)
+    np.testing.assert_array_equal(got.cpu().numpy(), order.astype(np.float32))
+
+
+def test_one_rank_group_sort_errors(one_rank_group):
+    import torch
+    x = torch.ones(10, device="cuda", dtype=torch.float64)
+    with pytest.raises(ValueError, match="keys: a sort across ranks takes this rank's 1-d shard"):
+        ss.sort(x.reshape(2, 5), comm=one_rank_group)
+    with pytest.raises(ValueError, match="out: a sort across ranks returns a new array"):
+        ss.sort(x, out=x, comm=one_rank_group)
+    with pytest.raises(TypeError, match="float64 keys with values cannot be sorted across ranks"):
+        ss.sort_pairs(x, x, comm=one_rank_group)
+    with pytest.raises(TypeError, match="values: a sort across ranks moves values of 4 or 8 bytes"):
+        ss.sort_pairs(x, x.to(torch.int16), comm=one_rank_group)
+
+
+def test_host_arrays_are_refused_by_sorts():
+    with pytest.raises(TypeError, match="comm: a sort across ranks runs on GPU arrays"):
+        ss.sort(np.arange(5), comm=1234)
+
+
 def test_ranks_on_every_gpu(tmp_path):
     """One process a GPU (torch.distributed.run), every rank's shard against NumPy's scan of
     the whole array (ranked_worker.py). Needs at least two GPUs."""
