@@ -37,6 +37,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "report.hpp"
@@ -278,19 +279,33 @@ int main(int argc, char** argv) {
           streamscan::cuda::radix_sort_keys(d.keys + at, d.keys_out + at, half, d.stream);
       }
       std::int64_t* path = nullptr;
-      check(cudaMalloc(&path, sizeof(std::int64_t) * (shard / 1024 + 2)), "cudaMalloc path");
+      check(cudaMalloc(&path, sizeof(std::int64_t) * (shard / 256 + 2)), "cudaMalloc path");
       using run = streamscan::cuda::detail::sorted_run<std::uint32_t, std::uint32_t>;
       const run a{d.keys_out, d.values_out, half}, b{d.keys_out + half, d.values_out + half, shard - half};
-      const timing t = time_ranks(1, repeat, [&](int) {
-        check(cudaSetDevice(d.device), "cudaSetDevice");
-        const streamscan::cuda::detail::sort_order_bits<std::uint32_t> order{};
-        streamscan::throw_if_error(
-            pairs ? streamscan::cuda::detail::merge_runs<std::uint32_t, std::uint32_t, true>(
-                        "merge", a, b, d.keys, d.values, path, order, d.stream)
-                  : streamscan::cuda::detail::merge_runs<std::uint32_t, std::uint32_t, false>(
-                        "merge", a, b, d.keys, nullptr, path, order, d.stream));
-        check(cudaStreamSynchronize(d.stream), "merge");
-      });
+      // The tuned shape, then others (threads x items), each timed alone.
+      auto shape = [&](auto threads, auto items) {
+        constexpr int T = decltype(threads)::value, I = decltype(items)::value;
+        const timing t = time_ranks(1, repeat, [&](int) {
+          check(cudaSetDevice(d.device), "cudaSetDevice");
+          const streamscan::cuda::detail::sort_order_bits<std::uint32_t> order{};
+          streamscan::throw_if_error(
+              pairs ? streamscan::cuda::detail::merge_runs<std::uint32_t, std::uint32_t, true, T, I>(
+                          "merge", a, b, d.keys, d.values, path, order, d.stream)
+                    : streamscan::cuda::detail::merge_runs<std::uint32_t, std::uint32_t, false, T, I>(
+                          "merge", a, b, d.keys, nullptr, path, order, d.stream));
+          check(cudaStreamSynchronize(d.stream), "merge");
+        });
+        std::printf("merge %s, %d x %d: %.3f ms\n", pairs ? "pairs" : "keys", T, I, t.median_ms);
+        return t;
+      };
+      using std::integral_constant;
+      constexpr auto tuned = streamscan::cuda::detail::merge_shape_of<std::uint32_t, std::uint32_t, true>;
+      const timing t = shape(integral_constant<int, tuned.threads>{}, integral_constant<int, tuned.items>{});
+      shape(integral_constant<int, 128>{}, integral_constant<int, 11>{});
+      shape(integral_constant<int, 128>{}, integral_constant<int, 15>{});
+      shape(integral_constant<int, 256>{}, integral_constant<int, 7>{});
+      shape(integral_constant<int, 256>{}, integral_constant<int, 15>{});
+      shape(integral_constant<int, 512>{}, integral_constant<int, 9>{});
       check(cudaFree(path), "cudaFree path");
       fill_keys_kernel<<<1024, 256, 0, d.stream>>>(d.keys, biggest, 777u);  // the sorts' input again
       fill_keys_kernel<<<1024, 256, 0, d.stream>>>(d.values, biggest, 999u);

@@ -85,13 +85,18 @@ struct agent_merge {
     const int diag = threadIdx.x * Items < count ? threadIdx.x * Items : count;
     int i = static_cast<int>(merge_path(s.keys, na, s.keys + na, count - na, diag, p.order));
     int j = na + (diag - i);
+    // The next key of each side stays in a register: one shared load an output.
+    const auto at_most = [&](int at, int end) { return at < end ? at : (end > 0 ? end - 1 : 0); };
+    K a_key = s.keys[at_most(i, na)], b_key = s.keys[at_most(j, count)];
 #pragma unroll
     for (int k = 0; k < Items; ++k) {
-      const bool take_a = i < na && (j >= count || p.order(s.keys[i]) <= p.order(s.keys[j]));
-      const int at = take_a ? i : j;
-      out[k] = s.keys[at < count ? at : count - 1];
-      from[k] = at;
-      take_a ? ++i : ++j;
+      const bool take_a = i < na && (j >= count || p.order(a_key) <= p.order(b_key));
+      out[k] = take_a ? a_key : b_key;
+      from[k] = take_a ? i : j;
+      if (take_a)
+        a_key = s.keys[at_most(++i, na)];
+      else
+        b_key = s.keys[at_most(++j, count)];
     }
     __syncthreads();
 

@@ -55,12 +55,18 @@ struct sorted_run {
   std::int64_t n = 0;
 };
 
-// out[0, a.n + b.n) <- the stable merge of runs a and b (a's keys first among equals).
+// The merge's block shape for K keys and V values (tuning/sort.hpp).
 template <class K, class V, bool Pairs>
+inline constexpr tuning::merge_shape merge_shape_of = tuning::merge_shape_for(sizeof(K), Pairs ? int(sizeof(V)) : 0);
+
+// out[0, a.n + b.n) <- the stable merge of runs a and b (a's keys first among
+// equals); path holds (a.n + b.n) / (Threads * Items) + 2 entries. Threads and
+// Items: tuning's shape (the bench may try others).
+template <class K, class V, bool Pairs, int Threads = merge_shape_of<K, V, Pairs>.threads,
+          int Items = merge_shape_of<K, V, Pairs>.items>
 status merge_runs(const char* fn, const sorted_run<K, V>& a, const sorted_run<K, V>& b, K* keys_out, V* values_out,
                   std::int64_t* path, sort_order_bits<K> order, cudaStream_t stream) {
-  constexpr tuning::merge_shape shape = tuning::merge_shape_for(sizeof(K), Pairs ? int(sizeof(V)) : 0);
-  using agent = agent_merge<K, V, Pairs, shape.threads, shape.items>;
+  using agent = agent_merge<K, V, Pairs, Threads, Items>;
   const std::int64_t total = a.n + b.n;
   if (total == 0) return status::ok();
   const auto copy = [&](const sorted_run<K, V>& run) -> status {
@@ -88,8 +94,7 @@ status merge_runs(const char* fn, const sorted_run<K, V>& a, const sorted_run<K,
   p.values_out = values_out;
   p.path = path;
   p.order = order;
-  return launch(fn, "merge_kernel", merge_kernel<K, V, Pairs, shape.threads, shape.items>, tiles, shape.threads,
-                stream, p);
+  return launch(fn, "merge_kernel", merge_kernel<K, V, Pairs, Threads, Items>, tiles, Threads, stream, p);
 }
 
 // Levels of pairwise merges that turn `runs` runs into one.
@@ -282,7 +287,7 @@ status ranked_sort(const char* fn, void* temp, std::size_t& temp_bytes, const so
           return s;
         if (status s = comm.all_gather(fn, payload, gathered, sizeof(std::int64_t) * layout.words(), stream); !s)
           return s;
-        if (status s = launch(fn, "splitter_choose_kernel", splitter_choose_kernel<U>, boundaries, 256, stream,
+        if (status s = launch(fn, "splitter_choose_kernel", splitter_choose_kernel<U>, (boundaries + 31) / 32, 32, stream,
                               static_cast<const std::int64_t*>(gathered), ranks, me, layout, bits, d, state, result);
             !s)
           return s;

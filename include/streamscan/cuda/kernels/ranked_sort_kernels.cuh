@@ -60,33 +60,35 @@ __global__ void splitter_count_kernel(const K* sorted, sort_order_bits<K> order,
   counts[1 + static_cast<std::int64_t>(q) * layout.stride + c] = c + 1 < candidates ? lo : s.hi;
 }
 
-// A block per boundary: the digit every rank picks, from every rank's counts
-// (gathered: ranks x layout.words()). The last round (shift == 0) writes, for
-// each rank r, its keys below v and up to v: result[2 * (q * ranks + r) + {0, 1}],
-// and after them every rank's status: result[2 * boundaries * ranks + r].
+// A thread per boundary: the digit every rank picks, from every rank's counts
+// (gathered: ranks x layout.words()). The global count rises with c, so the
+// digit (the largest c whose global count is at most the target; c = 0
+// always is, since the keys below the prefix are) is a binary search. The
+// last round (shift == 0) writes, for each rank r, its keys below v and up to
+// v: result[2 * (q * ranks + r) + {0, 1}], and after them every rank's
+// status: result[2 * boundaries * ranks + r].
 template <class U>
 __global__ void splitter_choose_kernel(const std::int64_t* gathered, int ranks, int me, splitter_layout layout,
                                        int shift, int digit_bits, splitter_state<U>* state, std::int64_t* result) {
-  const int q = blockIdx.x;
-  const int candidates = 1 << digit_bits;
+  const int q = static_cast<int>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (q >= layout.boundaries) return;
   const std::int64_t words = layout.words();
   const auto count = [&](int r, int c) { return gathered[r * words + 1 + static_cast<std::int64_t>(q) * layout.stride + c]; };
-  const std::int64_t target = state[q].target;
-  // The global counts rise with c; the digit is how many are <= target, less one.
-  __shared__ int at_most;
-  if (threadIdx.x == 0) at_most = 0;
-  __syncthreads();
-  int mine = 0;
-  for (int c = threadIdx.x; c < candidates; c += blockDim.x) {
+  const auto global = [&](int c) {
     std::int64_t total = 0;
     for (int r = 0; r < ranks; ++r) total += count(r, c);
-    mine += total <= target;
-  }
-  atomicAdd(&at_most, mine);
-  __syncthreads();
-  if (threadIdx.x != 0) return;
-  const int c = at_most > 0 ? at_most - 1 : 0;  // at_most > 0: keys below the prefix are at most the target
+    return total;
+  };
   splitter_state<U> s = state[q];
+  int lo = 0, hi = (1 << digit_bits) - 1;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    if (global(mid) <= s.target)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const int c = lo;
   s.prefix = static_cast<U>(s.prefix + (static_cast<U>(c) << shift));
   s.lo = count(me, c);
   s.hi = count(me, c + 1);
@@ -95,9 +97,9 @@ __global__ void splitter_choose_kernel(const std::int64_t* gathered, int ranks, 
   if (q == 0)
     for (int r = 0; r < ranks; ++r) result[2 * static_cast<std::int64_t>(layout.boundaries) * ranks + r] = gathered[r * words];
   for (int r = 0; r < ranks; ++r) {
-      result[2 * (static_cast<std::int64_t>(q) * ranks + r)] = count(r, c);
-      result[2 * (static_cast<std::int64_t>(q) * ranks + r) + 1] = count(r, c + 1);
-    }
+    result[2 * (static_cast<std::int64_t>(q) * ranks + r)] = count(r, c);
+    result[2 * (static_cast<std::int64_t>(q) * ranks + r) + 1] = count(r, c + 1);
+  }
 }
 
 }  // namespace streamscan::cuda::detail
