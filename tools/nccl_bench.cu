@@ -299,11 +299,13 @@ int main(int argc, char** argv) {
         return t;
       };
       using std::integral_constant;
-      constexpr auto tuned = streamscan::cuda::detail::merge_shape_of<std::uint32_t, std::uint32_t, true>;
-      const timing t = shape(integral_constant<int, tuned.threads>{}, integral_constant<int, tuned.items>{});
-      shape(integral_constant<int, 128>{}, integral_constant<int, 11>{});
+      constexpr auto keys_shape = streamscan::cuda::detail::merge_shape_of<std::uint32_t, std::uint32_t, false>;
+      constexpr auto pairs_shape = streamscan::cuda::detail::merge_shape_of<std::uint32_t, std::uint32_t, true>;
+      const timing t =
+          pairs ? shape(integral_constant<int, pairs_shape.threads>{}, integral_constant<int, pairs_shape.items>{})
+                : shape(integral_constant<int, keys_shape.threads>{}, integral_constant<int, keys_shape.items>{});
       shape(integral_constant<int, 128>{}, integral_constant<int, 15>{});
-      shape(integral_constant<int, 256>{}, integral_constant<int, 7>{});
+      shape(integral_constant<int, 256>{}, integral_constant<int, 11>{});
       shape(integral_constant<int, 256>{}, integral_constant<int, 15>{});
       shape(integral_constant<int, 512>{}, integral_constant<int, 9>{});
       check(cudaFree(path), "cudaFree path");

@@ -51,7 +51,8 @@ def identity(op, acc):
 
 def library_dtype(xp, dtype, op):
     """The result dtype the array library's own function gives (the oracle of
-    the default dtype): its cumsum for add, cumprod for mul, the input's
+    the default dtype): its cumsum for add, cumprod for mul (NumPy's, CuPy's,
+    torch's), the input's
     dtype for max, min and the bitwise operators (cummax and friends)."""
     if op not in ("add", "mul"):
         return "int64" if dtype == "bool" else dtype
@@ -59,6 +60,10 @@ def library_dtype(xp, dtype, op):
         import torch
         fn = torch.cumsum if op == "add" else torch.cumprod
         return str(fn(torch.zeros(1, dtype=getattr(torch, dtype)), 0).dtype).replace("torch.", "")
+    if xp.name.startswith("cupy"):
+        import cupy
+        fn = cupy.cumsum if op == "add" else cupy.cumprod
+        return fn(cupy.zeros(1, dtype)).dtype.name
     fn = np.cumsum if op == "add" else np.cumprod
     return fn(np.zeros(1, dtype)).dtype.name
 

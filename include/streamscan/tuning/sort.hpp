@@ -44,8 +44,10 @@ struct merge_shape {
   int threads;
   int items;
 };
+// Odd items: a thread's outputs, staged at thread * items, fall in distinct banks.
 constexpr merge_shape merge_shape_for(int key_bytes, int value_bytes) {
-  return {256, key_bytes + value_bytes <= 8 ? 12 : 8};
+  if (value_bytes == 0) return {256, key_bytes <= 4 ? 15 : 9};
+  return {256, key_bytes + value_bytes <= 8 ? 11 : 7};
 }
 
 // The sort across ranks finds its splitters a digit of this many bits a

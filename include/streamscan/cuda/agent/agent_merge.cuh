@@ -75,8 +75,18 @@ struct agent_merge {
     const std::int64_t b0 = diag0 - a0;
     const int na = static_cast<int>(a1 - a0), count = static_cast<int>(diag1 - diag0);
 
-    // Stage: a's piece, then b's, contiguous.
-    for (int i = threadIdx.x; i < count; i += Threads) s.keys[i] = i < na ? p.a_keys[a0 + i] : p.b_keys[b0 + (i - na)];
+    // Stage: a's piece, then b's, contiguous; every load of a thread in flight at once.
+    K staged[Items];
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      const int i = threadIdx.x + k * Threads;
+      if (i < count) staged[k] = i < na ? p.a_keys[a0 + i] : p.b_keys[b0 + (i - na)];
+    }
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      const int i = threadIdx.x + k * Threads;
+      if (i < count) s.keys[i] = staged[k];
+    }
     __syncthreads();
 
     // This thread's diagonal within the tile, then its outputs in order.
@@ -110,11 +120,25 @@ struct agent_merge {
       }
     }
     __syncthreads();
-    for (int at = threadIdx.x; at < count; at += Threads) {
-      p.keys_out[diag0 + at] = s.keys[at];
-      if constexpr (Pairs) {
-        const int src = s.source[at];
-        p.values_out[diag0 + at] = src < na ? p.a_values[a0 + src] : p.b_values[b0 + (src - na)];
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      const int at = threadIdx.x + k * Threads;
+      if (at < count) p.keys_out[diag0 + at] = s.keys[at];
+    }
+    if constexpr (Pairs) {
+      V values[Items];
+#pragma unroll
+      for (int k = 0; k < Items; ++k) {
+        const int at = threadIdx.x + k * Threads;
+        if (at < count) {
+          const int src = s.source[at];
+          values[k] = src < na ? p.a_values[a0 + src] : p.b_values[b0 + (src - na)];
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < Items; ++k) {
+        const int at = threadIdx.x + k * Threads;
+        if (at < count) p.values_out[diag0 + at] = values[k];
       }
     }
   }
