@@ -903,4 +903,101 @@ TEST_F(nccl_test, SizesPastTwoToThe32) {
   check_large_compaction<std::uint8_t>(arena, bytes_three, rng());
 }
 
+// The sort across ranks past 2^31 keys in all: pairs of a uint32 hash of the
+// global index g (the key) and g itself (the value), so that the output is
+// right exactly when every pair is an input pair (key == hash(value), value
+// below the total), the pairs strictly rise in (key, value) order through all
+// ranks' outputs in rank order (sorted, stable, no pair twice), and each rank
+// holds its share's count: with the total, a permutation. Checked on the
+// device; simulated ranks; STREAMSCAN_TEST_SWEEP=1 only (~70 GiB).
+enum sort_counter { not_an_input_pair, not_rising, sort_counter_count };
+
+// The value of global index g: g itself (the totals stay below 2^32).
+struct low_word {
+  __host__ __device__ std::uint32_t operator()(std::uint64_t g) const { return static_cast<std::uint32_t>(g); }
+};
+
+__global__ void check_sorted_share(const std::uint32_t* keys, const std::uint32_t* values, std::int64_t count,
+                                   std::int64_t total, scan_input f, const std::uint32_t* before_key,
+                                   const std::uint32_t* before_value, unsigned long long* counts) {
+  unsigned long long wrong = 0, unordered = 0;
+  for (std::int64_t j = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; j < count;
+       j += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::uint32_t k = keys[j], v = values[j];
+    if (v >= static_cast<std::uint64_t>(total) || k != f(v)) ++wrong;
+    const bool has_prev = j > 0 || before_key != nullptr;
+    if (has_prev) {
+      const std::uint32_t pk = j > 0 ? keys[j - 1] : *before_key, pv = j > 0 ? values[j - 1] : *before_value;
+      if (!(pk < k || (pk == k && pv < v))) ++unordered;
+    }
+  }
+  if (wrong) atomicAdd(counts + not_an_input_pair, wrong);
+  if (unordered) atomicAdd(counts + not_rising, unordered);
+}
+
+TEST_F(nccl_test, SortSizesPastTwoToThe31) {
+  if (const char* sweep = std::getenv("STREAMSCAN_TEST_SWEEP"); !sweep || std::string(sweep) != "1")
+    GTEST_SKIP() << "sorts past 2^31 keys need ~70 GiB of GPU memory: set STREAMSCAN_TEST_SWEEP=1 to run them";
+  const shape s{{(std::int64_t{1} << 30) + 17, (std::int64_t{1} << 30) + 5}};
+  const std::int64_t total = s.total();
+  const int ranks = s.ranks();
+  // Inputs and outputs (keys and values), and each rank's temp: its sorted
+  // shard and the local sort's storage (about 4 arrays of its shard).
+  const std::size_t needed = static_cast<std::size_t>(total) * 8 * 4 + temp_room;
+  sw::arena arena;
+  const std::string name = "nccl sort_pairs uint32/uint32 " + s.name();
+  if (!sw::arena::fits(needed, arena.capacity())) {
+    sw::case_log::skipped(name, needed, arena.capacity());
+    GTEST_SKIP() << name << " needs more GPU memory than this GPU has";
+  }
+  const sw::case_log log(name);
+  const scan_input f{make_rng("nccl.sort_sizes")()};
+  std::vector<std::uint32_t*> keys(static_cast<std::size_t>(ranks)), values(keys.size()), keys_out(keys.size()),
+      values_out(keys.size());
+  std::vector<std::int64_t> share(keys.size());
+  for (int r = 0; r < ranks; ++r) {
+    share[r] = split_begin(total, ranks, r + 1) - split_begin(total, ranks, r);
+    keys[r] = arena.take<std::uint32_t>(s.n[r]);
+    values[r] = arena.take<std::uint32_t>(s.n[r]);
+    keys_out[r] = arena.take<std::uint32_t>(share[r]);
+    values_out[r] = arena.take<std::uint32_t>(share[r]);
+    ASSERT_TRUE(keys[r] && values[r] && keys_out[r] && values_out[r]);
+    fill_from_index<<<8192, 256>>>(keys[r], s.n[r], s.first(r), f);
+    fill_from_index<<<8192, 256>>>(values[r], s.n[r], s.first(r), low_word{});
+  }
+  STREAMSCAN_TEST_CUDA(cudaGetLastError());
+  std::vector<std::size_t> bytes;
+  const auto temps = carve_temps(arena, ranks, bytes, [&](auto comm, int r, std::size_t& b) {
+    std::int64_t count = 0;
+    return ss::nccl::sort_pairs(nullptr, b, keys[r], keys_out[r], values[r], values_out[r], s.n[r], share[r], count,
+                                comm);
+  });
+  STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+  std::vector<std::int64_t> counts(keys.size(), -1);
+  simulated_group g(ranks);
+  expect_all_ok(g.run([&](const rank_env& env, auto comm) {
+    const int r = env.rank;
+    std::size_t b = bytes[r];
+    ss::throw_if_error(ss::nccl::sort_pairs(temps[r], b, keys[r], keys_out[r], values[r], values_out[r], s.n[r],
+                                            share[r], counts[r], comm, env.stream));
+  }));
+  sw::counters seen(sort_counter_count);
+  for (int r = 0; r < ranks; ++r) {
+    EXPECT_EQ(counts[r], share[r]) << "rank " << r << "'s count";
+    const std::uint32_t* before_key = r > 0 ? keys_out[r - 1] + share[r - 1] - 1 : nullptr;
+    const std::uint32_t* before_value = r > 0 ? values_out[r - 1] + share[r - 1] - 1 : nullptr;
+    check_sorted_share<<<sw::grid_for(share[r]), 256>>>(keys_out[r], values_out[r], share[r], total, f, before_key,
+                                                        before_value, seen.get());
+  }
+  STREAMSCAN_TEST_CUDA(cudaGetLastError());
+  const auto got = seen.read();
+  EXPECT_EQ(got[not_an_input_pair], 0u) << "output pairs that are no input pair";
+  EXPECT_EQ(got[not_rising], 0u) << "output pairs not strictly rising in (key, global index) order";
+  for (int r = 0; r < ranks; ++r) {
+    EXPECT_TRUE(sw::guard_intact(keys_out[r], share[r])) << "bytes after rank " << r << "'s keys";
+    EXPECT_TRUE(sw::guard_intact(values_out[r], share[r])) << "bytes after rank " << r << "'s values";
+  }
+  log.done(!::testing::Test::HasFailure());
+}
+
 }  // namespace
