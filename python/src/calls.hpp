@@ -176,6 +176,32 @@ struct tridiagonal_args {
 bool tridiagonal_supported(dtype type);
 status tridiagonal(const tridiagonal_args& a, void* temp, std::size_t& temp_bytes, const launch& l);
 
+// First-order linear recurrences h[t] = a[t] h[t-1] + b[t] (reverse: h[t+1])
+// and their gradient (streamscan/linear_recurrence.hpp), over the sequences
+// of a strided layout (element offsets, the same in a, b and h): float32,
+// float64, and float16 / bfloat16 with float32 state.
+struct recurrence_args {
+  bool backward = false;  // the gradient: b is dh, h the forward's h (read); grad_* written
+  std::uintptr_t a = 0;
+  std::uintptr_t b = 0;
+  std::uintptr_t h = 0;
+  std::uintptr_t initial = 0;  // one value a sequence (s = batch index * channels + channel), or 0
+  std::uintptr_t grad_a = 0;
+  std::uintptr_t grad_b = 0;
+  std::uintptr_t grad_initial = 0;  // or 0
+  std::int64_t batch_count = 0;
+  std::int64_t length = 0;
+  std::int64_t channels = 1;
+  std::int64_t time_stride = 1;
+  std::int64_t channel_stride = 0;
+  std::int64_t batch_stride = 0;
+  dtype type = dtype::float32;
+  bool reverse = false;
+};
+
+bool linear_recurrence_supported(dtype type);
+status linear_recurrence(const recurrence_args& a, void* temp, std::size_t& temp_bytes, const launch& l);
+
 // "cpu" or "cuda".
 const char* backend_name();
 

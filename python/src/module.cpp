@@ -260,6 +260,34 @@ std::size_t py_tridiagonal(std::int64_t n, std::int64_t batch_count, std::uintpt
   return two_phase(&tridiagonal, a, temp, temp_bytes, device, stream);
 }
 
+// The linear recurrence (backward: its gradient; b is then dh and h the
+// forward's h), over a strided layout of element offsets.
+std::size_t py_linear_recurrence(bool backward, std::uintptr_t a, std::uintptr_t b, std::uintptr_t h,
+                                 std::uintptr_t initial, std::uintptr_t grad_a, std::uintptr_t grad_b,
+                                 std::uintptr_t grad_initial, std::int64_t batch_count, std::int64_t length,
+                                 std::int64_t channels, std::int64_t time_stride, std::int64_t channel_stride,
+                                 std::int64_t batch_stride, int type, bool reverse, std::uintptr_t temp,
+                                 std::size_t temp_bytes, int device, std::uintptr_t stream) {
+  recurrence_args r;
+  r.backward = backward;
+  r.a = a;
+  r.b = b;
+  r.h = h;
+  r.initial = initial;
+  r.grad_a = grad_a;
+  r.grad_b = grad_b;
+  r.grad_initial = grad_initial;
+  r.batch_count = batch_count;
+  r.length = length;
+  r.channels = channels;
+  r.time_stride = time_stride;
+  r.channel_stride = channel_stride;
+  r.batch_stride = batch_stride;
+  r.type = dtype_arg(type, "a");
+  r.reverse = reverse;
+  return two_phase(&linear_recurrence, r, temp, temp_bytes, device, stream);
+}
+
 // Whether the work queued on `stream` is being captured into a CUDA graph: the
 // Python side then allocates temp storage for the call instead of reusing the
 // stream's kept buffer, whose address the graph would hold. An error (a query
@@ -320,6 +348,8 @@ void define_module(nb::module_& m) {
   });
   m.def("spmv", &py_spmv);
   m.def("tridiagonal", &py_tridiagonal);
+  m.def("linear_recurrence_supported", [](int type) { return linear_recurrence_supported(dtype_arg(type, "a")); });
+  m.def("linear_recurrence", &py_linear_recurrence);
   m.def("stream_capturing", &stream_capturing);
 }
 

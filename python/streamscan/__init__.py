@@ -18,6 +18,7 @@ TypeError for a dtype, ValueError for a shape, a device or a value.
 from ._core import DTYPES
 from ._core import _cuda as _cuda_module
 from ._linalg import spmv, tridiagonal_solve
+from ._recurrence import linear_recurrence
 from ._scan import (cumprod, cumsum, exclusive_scan, inclusive_scan, segmented_exclusive_scan,
                     segmented_inclusive_scan)
 from ._select import flatnonzero, partition, select, select_if, split
@@ -31,5 +32,5 @@ has_cuda = _cuda_module is not None
 __all__ = [
     "DTYPES", "has_cuda", "inclusive_scan", "exclusive_scan", "cumsum", "cumprod", "segmented_inclusive_scan",
     "segmented_exclusive_scan", "select", "select_if", "flatnonzero", "split", "partition", "sort", "sort_pairs",
-    "argsort", "spmv", "tridiagonal_solve",
+    "argsort", "spmv", "tridiagonal_solve", "linear_recurrence",
 ]

@@ -24,6 +24,10 @@ The other ops (flags, offsets, indices and options get no gradient):
                      each entry of A: -(A^-T g)[row] x[col]
   argsort            none (indices); sort and sort_pairs are torch gathers by it, which
                      torch differentiates
+  linear_recurrence  one pass of streamscan::linear_recurrence_backward (the C++
+                     gradient): g = the recurrence of the gradient the other way in
+                     time with a moved a place; b: g; a: g h[t-1]; initial: a[0] g[0]
+                     (reverse: mirrored)
 """
 
 import sys
@@ -99,6 +103,11 @@ def sorted_by(keys: Any, values: Any, descending: bool, begin_bit: int, end_bit:
     return keys_out, None if values is None else torch.take_along_dim(values, order, dim)
 
 
+def linear_recurrence(a: Any, b: Any, initial: Any, dim: int, reverse: bool) -> Any:
+    """The linear recurrence custom op (dim: non-negative)."""
+    return _registered().linear_recurrence(a, b, initial, dim, reverse)
+
+
 def _result_dtype(x, op: str, dtype):
     import torch
     from ._scan import _default_accumulator
@@ -154,6 +163,7 @@ def _register() -> bool:
     _register_spmv(torch)
     _register_tridiagonal(torch)
     _register_argsort(torch)
+    _register_recurrence(torch)
     _ops_registered = True
     return True
 
@@ -378,3 +388,44 @@ def _register_argsort(torch) -> None:
     @argsort_op.register_fake
     def _(keys, descending, begin_bit, end_bit, dim, strategy):
         return keys.new_empty(keys.shape, dtype=torch.int64)
+
+
+def _register_recurrence(torch) -> None:
+    from typing import Tuple
+
+    @torch.library.custom_op("streamscan::linear_recurrence", mutates_args=())
+    def recurrence_op(a: torch.Tensor, b: torch.Tensor, initial: Optional[torch.Tensor], dim: int,
+                      reverse: bool) -> torch.Tensor:
+        from . import _recurrence
+        return _recurrence.recurrence_direct(a, b, dim, None, initial, reverse, None)
+
+    @recurrence_op.register_fake
+    def _(a, b, initial, dim, reverse):
+        torch._check(a.shape == b.shape, lambda: f"b: shape {tuple(b.shape)}, expected a's {tuple(a.shape)}")
+        return a.new_empty(a.shape)
+
+    @torch.library.custom_op("streamscan::linear_recurrence_backward", mutates_args=())
+    def recurrence_backward_op(a: torch.Tensor, h: torch.Tensor, grad: torch.Tensor,
+                               initial: Optional[torch.Tensor], dim: int,
+                               reverse: bool) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        from . import _recurrence
+        return _recurrence.recurrence_backward_direct(a, h, grad, initial, dim, reverse)
+
+    @recurrence_backward_op.register_fake
+    def _(a, h, grad, initial, dim, reverse):
+        state = a.shape[:dim] + a.shape[dim + 1:]
+        return a.new_empty(a.shape), a.new_empty(a.shape), a.new_empty(state)
+
+    def setup_context(ctx, inputs, output):
+        a, _, initial, dim, reverse = inputs
+        ctx.dim, ctx.reverse = dim, reverse
+        ctx.save_for_backward(a, output, initial)
+
+    def backward(ctx, grad):
+        a, h, initial = ctx.saved_tensors
+        grad_a, grad_b, grad_initial = torch.ops.streamscan.linear_recurrence_backward(
+            a, h, grad.to(a.dtype).contiguous(), initial, ctx.dim, ctx.reverse)
+        return grad_a, grad_b, grad_initial if initial is not None else None, None, None
+
+    recurrence_op.register_autograd(backward, setup_context=setup_context)
+
