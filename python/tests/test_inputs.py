@@ -41,6 +41,7 @@ def _inputs(rng):
         "vec": rng.standard_normal(4),
         "y": rng.standard_normal(3),
         "lower": lower, "diag": diag, "upper": upper, "b": b,
+        "gates": rng.uniform(0.0, 1.0, (2, 4)), "drive": rng.standard_normal((2, 4)), "h0": rng.standard_normal(2),
     }
 
 
@@ -68,6 +69,8 @@ WRITTEN = {
                           "b"),
     "tridiagonal_solve-in-place": ("out", lambda a, w: ss.tridiagonal_solve(a["lower"], a["diag"], a["upper"], w,
                                                                             out=w), "b"),
+    "linear_recurrence": ("out", lambda a, w: ss.linear_recurrence(a["gates"], a["drive"], out=w), "drive"),
+    "linear_recurrence-in-place": ("out", lambda a, w: ss.linear_recurrence(a["gates"], w, out=w), "drive"),
 }
 
 # Every public call: id -> (the call, its array arguments' keys in _inputs, their names).
@@ -96,6 +99,9 @@ READ = {
     "spmv-index-widths": (lambda p, i, d, v: ss.spmv(_csr(p, i, d), v), ["indptr64", "indices", "data", "vec"],
                           ["A.indptr", "A.indices", "A.data", "x"]),
     "tridiagonal_solve": (ss.tridiagonal_solve, ["lower", "diag", "upper", "b"], ["lower", "diagonal", "upper", "b"]),
+    "linear_recurrence": (ss.linear_recurrence, ["gates", "drive"], ["a", "b"]),
+    "linear_recurrence-initial": (lambda a, b, i: ss.linear_recurrence(a, b, initial=i), ["gates", "drive", "h0"],
+                                  ["a", "b", "initial"]),
 }
 
 
