@@ -221,7 +221,8 @@ class _Ranks:
         """The global int64 indices (rank order, then position) of this rank's share of the sorted keys."""
         with _on_device(k):
             index = k.lib.arange(k, k.shape[0], 1)
-            index.obj += self.offset
+            shifted = index.obj
+            shifted += self.offset  # in place: the Array keeps its object
         return self.sort(_key(k), index, descending, begin, end, stream, strategy)[1]
 
 

@@ -108,6 +108,27 @@ def test_one_rank_group_sort_errors(one_rank_group):
         ss.sort_pairs(x, x.to(torch.int16), comm=one_rank_group)
 
 
+@pytest.mark.parametrize("dtype", ["uint32", "int64", "float32", "float16", "bool"])
+@pytest.mark.parametrize("n", [0, 1, 4097])
+def test_rank_share_logic_on_one_rank(rng, dtype, n):
+    """The Python side of a sort across ranks (_sort._Ranks: the key transforms, the
+    share's outputs, argsort's global indices, pairs) with the communicator left out:
+    address 0 runs the one-GPU sort on the same arrays, so this runs anywhere."""
+    from streamscan import _core, _sort
+    x = rng.integers(-3, 3, n).astype(dtype) if dtype != "float32" else rng.standard_normal(n).astype(dtype)
+    ranks = object.__new__(_sort._Ranks)
+    ranks.address, ranks.rank, ranks.sizes, ranks.offset, ranks.share = 0, 0, [n], 0, n
+    k = _sort._keys(x)
+    begin, end = _sort._bits(k, 0, None)
+    got = ranks.sorted(k, None, begin, end, False, None, None)[0]
+    np.testing.assert_array_equal(np.asarray(got.obj), np.sort(x, kind="stable"))
+    order = np.argsort(x, kind="stable")
+    np.testing.assert_array_equal(np.asarray(ranks.order(k, begin, end, False, None, None).obj), order)
+    values = _core.as_array(np.arange(n, dtype=np.float32), "values")
+    np.testing.assert_array_equal(np.asarray(ranks.sorted(k, values, begin, end, False, None, None)[1].obj),
+                                  order.astype(np.float32))
+
+
 def test_host_arrays_are_refused_by_sorts():
     with pytest.raises(TypeError, match="comm: a sort across ranks runs on GPU arrays"):
         ss.sort(np.arange(5), comm=1234)
