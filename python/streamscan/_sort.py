@@ -318,20 +318,7 @@ def sort_pairs(keys: Any, values: Any, *, axis: int = -1, dim: Optional[int] = N
     comm: as sort's; values of 4 or 8 bytes travel with their keys (others: sort
     argsort(comm=...)'s global indices with the keys instead).
     """
-    if comm is not None:
-        k = _keys(keys)
-        begin, end = _bits(k, begin_bit, end_bit)
-        v = _core.as_array(values, "values")
-        _core.same_place(k, v, "values")
-        if tuple(v.shape) != tuple(k.shape):
-            raise ValueError(f"values: shape {tuple(v.shape)}, expected keys' shape {tuple(k.shape)}")
-        if v.dtype not in _core.CODE or _core.ITEMSIZE[v.dtype] not in (4, 8):
-            raise TypeError(f"values: a sort across ranks moves values of 4 or 8 bytes, not {v.dtype}")
-        ranks = _Ranks(k, comm, axis, dim, stream)
-        keys_out, values_out = ranks.sorted(k, v if v.contiguous else v.lib.contiguous(v), begin, end, descending,
-                                            stream, strategy)
-        return _core.result(k, keys_out.obj), _core.result(v, values_out.obj)
-    if _torch_ops.wanted(keys, values):  # autograd or torch.compile: gathers of torch's by argsort
+    if comm is None and _torch_ops.wanted(keys, values):  # autograd or torch.compile: gathers by argsort
         return _torch_ops.sorted_by(keys, values, descending, begin_bit, end_bit, _dim_of(keys, axis, dim),
                                     strategy)
     k = _keys(keys)
@@ -344,6 +331,12 @@ def sort_pairs(keys: Any, values: Any, *, axis: int = -1, dim: Optional[int] = N
         raise TypeError(f"values: dtype {v.dtype} is not supported")
     if not v.contiguous:
         v = v.lib.contiguous(v)
+    if comm is not None:
+        if _core.ITEMSIZE[v.dtype] not in (4, 8):
+            raise TypeError(f"values: a sort across ranks moves values of 4 or 8 bytes, not {v.dtype}")
+        keys_out, values_out = _Ranks(k, comm, axis, dim, stream).sorted(k, v, begin, end, descending, stream,
+                                                                         strategy)
+        return _core.result(k, keys_out.obj), _core.result(v, values_out.obj)
     if _along(k, axis, dim):  # along an axis of n-d keys and values
         rows = _Rows(k, axis, dim, begin, end, descending, stream, strategy)
         with _on_device(k):
