@@ -162,6 +162,19 @@ inline std::vector<std::int64_t> shard_sizes(int ranks, std::mt19937_64& rng, st
   return n;
 }
 
+// A two-phase call on one rank, as a caller makes it: the size query, then
+// the call with temp storage of that size, then waits for the rank's stream.
+template <class Invoke>
+ss::status two_phase_on_rank(const rank_env& env, Invoke invoke) {
+  std::size_t bytes = 0;
+  ss::status s = invoke(nullptr, bytes);
+  if (!s) return s;
+  device_buffer<unsigned char> temp(bytes);
+  s = invoke(temp.get(), bytes);
+  STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(env.stream));
+  return s;
+}
+
 inline void expect_all_ok(const std::vector<std::string>& errors) {
   for (std::size_t r = 0; r < errors.size(); ++r) EXPECT_EQ(errors[r], "") << "rank " << r;
 }
