@@ -26,8 +26,10 @@
 #pragma once
 
 #include <cstdint>
+#if !defined(__CUDACC_RTC__)  // the names are host code; NVRTC (streamscan/nvrtc) compiles the shapes only
 #include <cstdio>
 #include <string>
+#endif
 
 #include "../block_scan_algorithm.hpp"
 
@@ -83,6 +85,7 @@ constexpr int vectors_for(const shape& s, int width, int max_items = 64) {
   return s.vectors * width > max_items ? max_items / width : s.vectors;
 }
 
+#if !defined(__CUDACC_RTC__)
 // The name of a shape (the grammar above).
 inline std::string name(const shape& s) {
   char buf[48];
@@ -111,6 +114,7 @@ inline std::string name(const shape& s) {
   }
   return buf;
 }
+#endif
 
 // The look-back's constants, shared by every single-pass kernel: the cap of
 // the polling backoff, and a pipeline's look-back warps and the windows of
