@@ -29,6 +29,8 @@
 
 #include <streamscan/cuda/device/device_linear_recurrence.cuh>
 
+#include "cuda_timing.cuh"
+
 namespace {
 
 void check(cudaError_t e, const char* what) {
@@ -90,26 +92,10 @@ std::vector<double> sequence_values(const T* d, const streamscan::recurrence_lay
   return out;
 }
 
-template <class T>
-double median_ms(int repeats, cudaStream_t stream, const std::function<void()>& f) {
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "cudaEventCreate");
-  check(cudaEventCreate(&stop), "cudaEventCreate");
-  f();  // warm-up
-  std::vector<double> t;
-  for (int r = 0; r < repeats; ++r) {
-    check(cudaEventRecord(start, stream), "cudaEventRecord");
-    f();
-    check(cudaEventRecord(stop, stream), "cudaEventRecord");
-    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    t.push_back(ms);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+// Median of `repeats` CUDA-event timings of f on `stream` (cuda_timing.cuh).
+template <class F>
+double median_ms(int repeats, cudaStream_t stream, F f) {
+  return streamscan_tool::median_ms(repeats, [&](int) { f(); }, stream).median_ms;
 }
 
 template <class T>
@@ -153,12 +139,12 @@ void bench_case(std::int64_t batch, std::int64_t channels, std::int64_t length, 
       left -= take;
     }
   };
-  const double copy_fwd = median_ms<T>(repeats, stream, [&] { copy(n * 3 / 2); });
-  const double copy_all = median_ms<T>(repeats, stream, [&] { copy(n * 3); copy(n); });
+  const double copy_fwd = median_ms(repeats, stream, [&] { copy(n * 3 / 2); });
+  const double copy_all = median_ms(repeats, stream, [&] { copy(n * 3); copy(n); });
   // The copies overwrote dh, ga, gb: refill dh.
   fill<<<4096, 256>>>(dh.p, n, 3, -1.0f, 1.0f);
-  const double fwd = median_ms<T>(repeats, stream, forward);
-  const double bwd = median_ms<T>(repeats, stream, backward);
+  const double fwd = median_ms(repeats, stream, forward);
+  const double bwd = median_ms(repeats, stream, backward);
   check(cudaDeviceSynchronize(), "bench");
 
   // Check three sequences against the oracle (h and the gradient).
