@@ -22,15 +22,22 @@ TORCH_OF = {
 }
 
 
-def assert_compiled_equals_eager(f, x):
-    """f compiled with fullgraph=True gives eager f's values and gradients."""
+def assert_compiled_equals_eager(f, x, grad_rtol=None):
+    """f compiled with fullgraph=True gives eager f's values and gradients.
+    grad_rtol: where inductor's fused backward sums in another order than
+    eager's (relative to the gradient's largest magnitude)."""
+    torch._dynamo.reset()  # each case compiles afresh, not as a recompile of the last one's f
     compiled = torch.compile(f, fullgraph=True)
     torch.testing.assert_close(compiled(x), f(x))
     xg = x.clone().requires_grad_(True)
     compiled(xg).sum().backward()
     eager = x.clone().requires_grad_(True)
     f(eager).sum().backward()
-    torch.testing.assert_close(xg.grad, eager.grad)
+    if grad_rtol is None:
+        torch.testing.assert_close(xg.grad, eager.grad)
+    else:
+        scale = eager.grad.abs().max().item()
+        torch.testing.assert_close(xg.grad, eager.grad, rtol=grad_rtol, atol=grad_rtol * scale)
 
 
 @pytest.fixture(params=DEVICES)
@@ -104,7 +111,9 @@ def test_compiled_equals_eager(device, op):
     def f(t):
         return ss.inclusive_scan(t * 2, op, dim=1).sum(0)
 
-    assert_compiled_equals_eager(f, x)
+    # mul's backward (torch's cumprod_backward) is sums of products of up to 50
+    # factors: compiled, it rounds differently in float32.
+    assert_compiled_equals_eager(f, x, grad_rtol=1e-4 if op == "mul" else None)
 
 
 def test_compiled_integer_scan_keeps_torchs_dtype(device):
@@ -273,8 +282,10 @@ def csr_example(device, index_dtype=torch.int64, seed=11):
     dense[4] = 0
     dense[:, 2] = 0
     S = dense.to_sparse_csr()
-    return (S.crow_indices().to(device, index_dtype), S.col_indices().to(device, index_dtype),
-            S.values().to(device), (9, 6))
+    # Copies: the parts are views of the sparse tensor, which torch.compile and
+    # opcheck cannot turn into fake tensors.
+    return (S.crow_indices().to(device, index_dtype, copy=True), S.col_indices().to(device, index_dtype, copy=True),
+            S.values().to(device, copy=True), (9, 6))
 
 
 def dense_of(indptr, indices, values, shape):
