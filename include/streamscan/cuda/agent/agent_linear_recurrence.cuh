@@ -194,7 +194,9 @@ struct agent_recurrence_rows {
     }
     S a_first = S(0), h_after = S(0);  // gradient: a before the run, h after it (same sequence only)
     if constexpr (Grad) {
-      if (skip < Items && start.p > 0) a_first = value::load(q.a[offset(start.seq, start.p - 1)]);
+      // Only a run that holds a position reads its neighbour: the last tile's
+      // threads past n have a cursor past the last sequence.
+      if (skip < Items && fc < n && start.p > 0) a_first = value::load(q.a[offset(start.seq, start.p - 1)]);
       const std::int64_t f_last = f0 + Items - 1;
       if (f_last >= 0 && f_last < n - 1) {
         const std::int64_t seq = f_last / q.length, p = f_last % q.length;
