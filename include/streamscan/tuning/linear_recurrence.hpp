@@ -15,6 +15,15 @@
 // 2-byte values: 32 bytes), which keeps enough loads in flight per SM.
 #pragma once
 
+// Shape experiments rebuild with other values (scripts/gpu-linear-recurrence's
+// LR_SHAPES); the defaults are the tuned ones.
+#ifndef STREAMSCAN_RECURRENCE_ROWS_THREADS
+#define STREAMSCAN_RECURRENCE_ROWS_THREADS 256
+#endif
+#ifndef STREAMSCAN_RECURRENCE_ROWS_BYTES  // of each input a thread moves (4- and 8-byte values)
+#define STREAMSCAN_RECURRENCE_ROWS_BYTES 64
+#endif
+
 namespace streamscan::tuning {
 
 struct recurrence_shape {
@@ -23,7 +32,8 @@ struct recurrence_shape {
 };
 
 constexpr recurrence_shape recurrence_rows_shape(int value_bytes) {
-  return {256, value_bytes >= 8 ? 8 : 16};
+  constexpr int bytes = STREAMSCAN_RECURRENCE_ROWS_BYTES;
+  return {STREAMSCAN_RECURRENCE_ROWS_THREADS, value_bytes >= 8 ? bytes / 8 : bytes / 4};
 }
 constexpr recurrence_shape recurrence_lanes_shape(int value_bytes) {
   return {256, value_bytes >= 8 ? 8 : 16};
