@@ -15,6 +15,8 @@
 // 2-byte values: 32 bytes), which keeps enough loads in flight per SM.
 #pragma once
 
+#include "shape.hpp"
+
 // Shape experiments rebuild with other values (scripts/gpu-linear-recurrence's
 // LR_SHAPES); the defaults are the tuned ones.
 #ifndef STREAMSCAN_RECURRENCE_ROWS_THREADS
@@ -38,5 +40,17 @@ constexpr recurrence_shape recurrence_rows_shape(int value_bytes) {
 constexpr recurrence_shape recurrence_lanes_shape(int value_bytes) {
   return {256, value_bytes >= 8 ? 8 : 16};
 }
+
+// The forward pass of dense rows through the plain scan's vectorised agent
+// (agent/recurrence_tile_io.cuh): the rows shape, its items as 16-byte
+// vectors of each input (Width values of ValueBytes).
+template <int ValueBytes>
+struct recurrence_vector_policy : look_back_tuning {
+  static constexpr recurrence_shape shape = recurrence_rows_shape(ValueBytes);
+  static constexpr int width = 16 / ValueBytes;
+  static constexpr int threads = shape.threads;
+  static constexpr int vectors = shape.items / width > 0 ? shape.items / width : 1;
+  static constexpr int tile_items = threads * vectors * width;
+};
 
 }  // namespace streamscan::tuning

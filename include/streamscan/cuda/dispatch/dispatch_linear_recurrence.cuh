@@ -92,6 +92,28 @@ status run_recurrence(const char* fn, void* temp, std::size_t& temp_bytes, const
       !s)
     return s;
   if (p.rows) {
+    if constexpr (!Grad) {
+      if (p.vector && q.dense) {
+        // The plain scan's vectorised agent, reading (a, b) pairs: warp-contiguous
+        // loads. Same tile as the rows kernel, so the statuses sized above fit.
+        using policy = tuning::recurrence_vector_policy<static_cast<int>(sizeof(T))>;
+        static_assert(policy::tile_items == static_cast<std::int64_t>(rows.threads) * rows.items, "the rows tile");
+        const std::int64_t tiles = (p.n + policy::tile_items - 1) / policy::tile_items;
+        const maybe<recurrence_pair<S>> none{recurrence_pair<S>{}, false};
+        auto launch_io = [&](auto io, const char* name) {
+          using io_t = decltype(io);
+          return launch(fn, name,
+                        single_pass_vector_scan_kernel<policy, look_back_kind::decoupled, io_t, recurrence_compose>,
+                        tiles, policy::threads, stream, io, p.n, q.backward ? tiles * policy::tile_items - p.n : 0,
+                        words, counter, none, scan_mode::inclusive, recurrence_compose{});
+        };
+        if (q.backward)
+          return launch_io(recurrence_tile_io<T, true>{q.a, q.b, q.out, q.initial, p.n, q.length},
+                           "single_pass_vector_scan_kernel<recurrence, reverse>");
+        return launch_io(recurrence_tile_io<T, false>{q.a, q.b, q.out, q.initial, p.n, q.length},
+                         "single_pass_vector_scan_kernel<recurrence>");
+      }
+    }
     if (p.vector)
       return launch(fn, "recurrence_rows_kernel", recurrence_rows_kernel<T, rows.threads, rows.items, Grad, true>,
                     p.tiles, rows.threads, stream, q, p.n, p.lead, p.tiles, words, counter);

@@ -1,12 +1,16 @@
 // streamscan/cuda/kernels/linear_recurrence_kernels.cuh - the linear
 // recurrence's kernels: one tile a block, its shared memory and its agent
 // (agent/agent_linear_recurrence.cuh). Grad: the gradient pass; Vector: the
-// rows kernel's 16-byte runs.
+// rows kernel's 16-byte runs. The forward pass of dense rows runs the plain
+// scan's vectorised kernel instead (single_pass_vector_scan_kernel through
+// agent/recurrence_tile_io.cuh).
 #pragma once
 
 #include <cstdint>
 
 #include "../agent/agent_linear_recurrence.cuh"
+#include "../agent/recurrence_tile_io.cuh"
+#include "single_pass_scan_kernel.cuh"
 
 namespace streamscan::cuda::detail {
 
