@@ -37,7 +37,11 @@ recurrence_plan plan_recurrence(const recurrence_problem<T>& q) {
   constexpr tuning::recurrence_shape lanes = tuning::recurrence_lanes_shape(sizeof(T));
   recurrence_plan p;
   p.n = q.sequences * q.length;
+#ifdef STREAMSCAN_RECURRENCE_LANES_ONLY  // experiments: every layout through the lanes kernel
+  p.rows = false;
+#else
   p.rows = q.time_stride == 1 || q.length == 1;
+#endif
   if (p.rows) {
     const std::int64_t v = rows.items;
     auto aligned = [](const void* ptr) { return ptr == nullptr || reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
