@@ -42,10 +42,11 @@ recurrence_plan plan_recurrence(const recurrence_problem<T>& q) {
 #else
   p.rows = q.time_stride == 1 || q.length == 1;
 #endif
+  auto aligned = [](const void* ptr) { return ptr == nullptr || reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
+  const bool pointers =
+      aligned(q.a) && aligned(q.b) && aligned(q.out) && (!Grad || (aligned(q.hist) && aligned(q.grad_a)));
   if (p.rows) {
     const std::int64_t v = rows.items;
-    auto aligned = [](const void* ptr) { return ptr == nullptr || reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
-    const bool pointers = aligned(q.a) && aligned(q.b) && aligned(q.out) && (!Grad || (aligned(q.hist) && aligned(q.grad_a)));
     p.vector = pointers && (q.dense || (q.length % v == 0 && q.channel_stride % v == 0 && q.batch_stride % v == 0 &&
                                         q.time_stride == 1));
     p.lead = p.vector && q.backward ? (v - p.n % v) % v : 0;
@@ -54,6 +55,10 @@ recurrence_plan plan_recurrence(const recurrence_problem<T>& q) {
     p.statuses = (p.n + v - 1 + tile - 1) / tile;  // the most any lead needs: a query may pass null pointers
   } else {
     const std::int64_t h = static_cast<std::int64_t>(lanes.threads / 32) * lanes.items;
+    const std::int64_t w = static_cast<std::int64_t>(16 / sizeof(T));  // values in 16 bytes
+    static_assert(lanes.items % (16 / sizeof(T)) == 0, "a lane's run is whole 16-byte vectors");
+    p.vector = pointers && q.time_stride == 1 && q.length % w == 0 && q.channel_stride % w == 0 &&
+               q.batch_stride % w == 0;
     p.groups = (q.sequences + 31) / 32;
     p.steps_tiles = (q.length + h - 1) / h;
     p.tiles = p.groups * p.steps_tiles;
@@ -124,8 +129,12 @@ status run_recurrence(const char* fn, void* temp, std::size_t& temp_bytes, const
     return launch(fn, "recurrence_rows_kernel (scalar)", recurrence_rows_kernel<T, rows.threads, rows.items, Grad, false>,
                   p.tiles, rows.threads, stream, q, p.n, p.lead, p.tiles, words, counter);
   }
-  return launch(fn, "recurrence_lanes_kernel", recurrence_lanes_kernel<T, lanes.threads, lanes.items, Grad>, p.tiles,
-                lanes.threads, stream, q, p.groups, p.steps_tiles, words, counter);
+  if (p.vector)
+    return launch(fn, "recurrence_lanes_kernel (vector)",
+                  recurrence_lanes_kernel<T, lanes.threads, lanes.items, Grad, true>, p.tiles, lanes.threads, stream, q,
+                  p.groups, p.steps_tiles, words, counter);
+  return launch(fn, "recurrence_lanes_kernel", recurrence_lanes_kernel<T, lanes.threads, lanes.items, Grad, false>,
+                p.tiles, lanes.threads, stream, q, p.groups, p.steps_tiles, words, counter);
 }
 
 template <class T>
