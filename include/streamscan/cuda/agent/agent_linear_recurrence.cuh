@@ -281,11 +281,8 @@ struct agent_recurrence_rows {
 };
 
 // Lanes: tile (k, g) is sequences [32 g, 32 g + 32) x scan positions
-// [k H, (k + 1) H), H = Threads / 32 x Items. Vector: time contiguous
-// (time_stride 1) with rows and pointers whose Items runs are whole 16-byte
-// vectors (checked by the dispatch): a lane's run inside its sequence moves as
-// 16-byte loads and stores.
-template <class T, int Threads, int Items, bool Grad, bool Vector = false>
+// [k H, (k + 1) H), H = Threads / 32 x Items.
+template <class T, int Threads, int Items, bool Grad>
 struct agent_recurrence_lanes {
   using value = recurrence_value<T>;
   using S = typename value::state;
@@ -319,22 +316,13 @@ struct agent_recurrence_lanes {
     auto inside = [&](int j) { return live && p0 + j < q.length; };
 
     T av[Items], bv[Items], hv[Items];
-    // Lowest element of a whole run (Vector: consecutive in memory).
-    const bool whole = Vector && live && p0 + Items <= q.length;
-    const std::int64_t lowest = row + (q.backward ? q.length - p0 - Items : p0);
-    if (whole) {
-      load_run<Items>(q.a, lowest, q.backward, av);
-      load_run<Items>(q.b, lowest, q.backward, bv);
-      if constexpr (Grad) load_run<Items>(q.hist, lowest, q.backward, hv);
-    } else {
 #pragma unroll
-      for (int j = 0; j < Items; ++j) {
-        av[j] = bv[j] = hv[j] = T{};
-        if (!inside(j)) continue;
-        av[j] = q.a[at0 + j * dt];
-        bv[j] = q.b[at0 + j * dt];
-        if constexpr (Grad) hv[j] = q.hist[at0 + j * dt];
-      }
+    for (int j = 0; j < Items; ++j) {
+      av[j] = bv[j] = hv[j] = T{};
+      if (!inside(j)) continue;
+      av[j] = q.a[at0 + j * dt];
+      bv[j] = q.b[at0 + j * dt];
+      if constexpr (Grad) hv[j] = q.hist[at0 + j * dt];
     }
     S a_first = S(0), h_after = S(0);
     if constexpr (Grad) {
@@ -396,29 +384,17 @@ struct agent_recurrence_lanes {
     for (int w = 0; w < warp; ++w) compose_into(carry, have, storage.part[w][lane]);
 
     S h = have ? carry.b : S(0);
-    T ov[Items];
 #pragma unroll
     for (int j = 0; j < Items; ++j) {
       if (!inside(j)) continue;
       h = streamscan::detail::step(x[j].a, h, x[j].b);
-      ov[j] = value::store(h);
+      q.out[at0 + j * dt] = value::store(h);
       if constexpr (Grad) {
         const bool tail = p0 + j == q.length - 1;
         S h_next = j + 1 < Items ? value::load(hv[j + 1]) : h_after;
         if (tail) h_next = q.initial != nullptr ? value::load(q.initial[s]) : S(0);
-        hv[j] = value::store(h * h_next);  // grad_a, in hv's place (h_next read hv[j + 1] first)
+        q.grad_a[at0 + j * dt] = value::store(h * h_next);
         if (tail && q.grad_initial != nullptr) q.grad_initial[s] = value::store(value::load(av[j]) * h);
-      }
-    }
-    if (whole) {
-      store_run<Items>(q.out, lowest, q.backward, ov);
-      if constexpr (Grad) store_run<Items>(q.grad_a, lowest, q.backward, hv);
-    } else {
-#pragma unroll
-      for (int j = 0; j < Items; ++j) {
-        if (!inside(j)) continue;
-        q.out[at0 + j * dt] = ov[j];
-        if constexpr (Grad) q.grad_a[at0 + j * dt] = hv[j];
       }
     }
   }

@@ -34,6 +34,14 @@ struct recurrence_tile_io {
   T* h;
   const T* initial;  // one a sequence, or null
   std::int64_t n, length;
+  double inv_length;  // 1 / length
+
+  // e mod length: a 64-bit division is ~100 instructions, and one runs every
+  // vector; the double quotient is off by at most one below 2^51 elements.
+  __device__ std::int64_t step_of(std::int64_t e) const {
+    const std::int64_t r = e - static_cast<std::int64_t>(static_cast<double>(e) * inv_length) * length;
+    return r < 0 ? r + length : r >= length ? r - length : r;
+  }
 
   __device__ std::int64_t element(std::int64_t k) const { return Backward ? n - 1 - k : k; }
   __device__ std::int64_t first_element(std::int64_t k) const { return Backward ? n - k - width : k; }
@@ -48,7 +56,7 @@ struct recurrence_tile_io {
   __device__ void load(std::int64_t base, int s0, value_type (&v)[width], vector_meta&) const {
     const std::int64_t lowest = first_element(base + s0);
     const vector_of<T, width> va = load_vector<T, width>(a + lowest), vb = load_vector<T, width>(b + lowest);
-    std::int64_t t = lowest % length;  // step of the lowest element; memory order below
+    std::int64_t t = step_of(lowest);  // step of the lowest element; memory order below
 #pragma unroll
     for (int c = 0; c < width; ++c) {
       const S ac = value::load(va.x[c]), bc = value::load(vb.x[c]);
@@ -58,7 +66,7 @@ struct recurrence_tile_io {
   }
   __device__ value_type load_one(std::int64_t base, int s, vector_meta&, int) const {
     const std::int64_t e = element(base + s);
-    return pair_at(e, e % length, value::load(a[e]), value::load(b[e]));
+    return pair_at(e, step_of(e), value::load(a[e]), value::load(b[e]));
   }
   __device__ void store(std::int64_t base, int s0, const value_type (&v)[width], const vector_meta&) const {
     vector_of<T, width> raw;

@@ -42,11 +42,10 @@ recurrence_plan plan_recurrence(const recurrence_problem<T>& q) {
 #else
   p.rows = q.time_stride == 1 || q.length == 1;
 #endif
-  auto aligned = [](const void* ptr) { return ptr == nullptr || reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
-  const bool pointers =
-      aligned(q.a) && aligned(q.b) && aligned(q.out) && (!Grad || (aligned(q.hist) && aligned(q.grad_a)));
   if (p.rows) {
     const std::int64_t v = rows.items;
+    auto aligned = [](const void* ptr) { return ptr == nullptr || reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
+    const bool pointers = aligned(q.a) && aligned(q.b) && aligned(q.out) && (!Grad || (aligned(q.hist) && aligned(q.grad_a)));
     p.vector = pointers && (q.dense || (q.length % v == 0 && q.channel_stride % v == 0 && q.batch_stride % v == 0 &&
                                         q.time_stride == 1));
     p.lead = p.vector && q.backward ? (v - p.n % v) % v : 0;
@@ -55,10 +54,6 @@ recurrence_plan plan_recurrence(const recurrence_problem<T>& q) {
     p.statuses = (p.n + v - 1 + tile - 1) / tile;  // the most any lead needs: a query may pass null pointers
   } else {
     const std::int64_t h = static_cast<std::int64_t>(lanes.threads / 32) * lanes.items;
-    const std::int64_t w = static_cast<std::int64_t>(16 / sizeof(T));  // values in 16 bytes
-    static_assert(lanes.items % (16 / sizeof(T)) == 0, "a lane's run is whole 16-byte vectors");
-    p.vector = pointers && q.time_stride == 1 && q.length % w == 0 && q.channel_stride % w == 0 &&
-               q.batch_stride % w == 0;
     p.groups = (q.sequences + 31) / 32;
     p.steps_tiles = (q.length + h - 1) / h;
     p.tiles = p.groups * p.steps_tiles;
@@ -116,10 +111,11 @@ status run_recurrence(const char* fn, void* temp, std::size_t& temp_bytes, const
                         tiles, policy::threads, stream, io, p.n, q.backward ? tiles * policy::tile_items - p.n : 0,
                         words, counter, none, scan_mode::inclusive, recurrence_compose{});
         };
+        const double inv = 1.0 / static_cast<double>(q.length);
         if (q.backward)
-          return launch_io(recurrence_tile_io<T, true>{q.a, q.b, q.out, q.initial, p.n, q.length},
+          return launch_io(recurrence_tile_io<T, true>{q.a, q.b, q.out, q.initial, p.n, q.length, inv},
                            "single_pass_vector_scan_kernel<recurrence, reverse>");
-        return launch_io(recurrence_tile_io<T, false>{q.a, q.b, q.out, q.initial, p.n, q.length},
+        return launch_io(recurrence_tile_io<T, false>{q.a, q.b, q.out, q.initial, p.n, q.length, inv},
                          "single_pass_vector_scan_kernel<recurrence>");
       }
     }
@@ -129,12 +125,8 @@ status run_recurrence(const char* fn, void* temp, std::size_t& temp_bytes, const
     return launch(fn, "recurrence_rows_kernel (scalar)", recurrence_rows_kernel<T, rows.threads, rows.items, Grad, false>,
                   p.tiles, rows.threads, stream, q, p.n, p.lead, p.tiles, words, counter);
   }
-  if (p.vector)
-    return launch(fn, "recurrence_lanes_kernel (vector)",
-                  recurrence_lanes_kernel<T, lanes.threads, lanes.items, Grad, true>, p.tiles, lanes.threads, stream, q,
-                  p.groups, p.steps_tiles, words, counter);
-  return launch(fn, "recurrence_lanes_kernel", recurrence_lanes_kernel<T, lanes.threads, lanes.items, Grad, false>,
-                p.tiles, lanes.threads, stream, q, p.groups, p.steps_tiles, words, counter);
+  return launch(fn, "recurrence_lanes_kernel", recurrence_lanes_kernel<T, lanes.threads, lanes.items, Grad>, p.tiles,
+                lanes.threads, stream, q, p.groups, p.steps_tiles, words, counter);
 }
 
 template <class T>

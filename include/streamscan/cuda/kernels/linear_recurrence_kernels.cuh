@@ -24,12 +24,12 @@ __global__ void __launch_bounds__(Threads)
   agent{q, n, lead, tiles, status, counter, storage}.run();
 }
 
-template <class T, int Threads, int Items, bool Grad, bool Vector>
+template <class T, int Threads, int Items, bool Grad>
 __global__ void __launch_bounds__(Threads)
     recurrence_lanes_kernel(recurrence_problem<T> q, std::int64_t groups, std::int64_t steps_tiles,
                             tile_status<recurrence_pair<typename recurrence_value<T>::state>> status,
                             unsigned long long* counter) {
-  using agent = agent_recurrence_lanes<T, Threads, Items, Grad, Vector>;
+  using agent = agent_recurrence_lanes<T, Threads, Items, Grad>;
   __shared__ typename agent::temp_storage storage;
   agent{q, groups, steps_tiles, status, counter, storage}.run();
 }
