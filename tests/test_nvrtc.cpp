@@ -75,4 +75,45 @@ TEST(nvrtc, a_broken_operator_names_its_line) {
   EXPECT_NE(c.log.find("\"c\""), std::string::npos) << c.log;
 }
 
+// The scan of structs read field by field (zip_scan_kernel.cuh), as
+// streamscan.associative_scan generates it: an extern "C" kernel (found
+// without a lowered name), a struct of mixed field types, both directions.
+std::string zip_source(bool backward, const char* body) {
+  return std::string(R"(
+#include <streamscan/cuda/kernels/zip_scan_kernel.cuh>
+struct value { float v; long long i; };
+struct first_max {
+  __device__ value operator()(const value& x, const value& y) const {
+#line 1 "combine"
+)") + body + R"(
+  }
+};
+using scan = streamscan::cuda::detail::zip_rows_scan<value, first_max, )" + (backward ? "true" : "false") + R"(,
+    streamscan::cuda::detail::zip_field<float, value, &value::v>,
+    streamscan::cuda::detail::zip_field<long long, value, &value::i>>;
+extern "C" __global__ void __launch_bounds__(scan::threads, scan::min_blocks_per_sm)
+    zip_scan(streamscan::cuda::detail::zip_pointers in, streamscan::cuda::detail::zip_pointers out, long long n,
+             long long length, long long lead, void* status, long long tiles, unsigned long long* counter) {
+  scan::run(in, out, n, length, lead, status, tiles, counter);
+}
+extern "C" __device__ unsigned long long zip_scan_shape[5] = {scan::shape[0], scan::shape[1], scan::shape[2], scan::shape[3], scan::shape[4]};
+)";
+}
+
+TEST(nvrtc, zip_scan_compiles_with_a_user_operator) {
+  for (const bool backward : {false, true}) {
+    const compiled c = compile(zip_source(backward, "return y.v > x.v ? y : x;"), "zip_scan");
+    ASSERT_EQ(c.result, NVRTC_SUCCESS) << "backward " << backward << ": " << nvrtcGetErrorString(c.result) << "\n"
+                                       << c.log;
+    EXPECT_EQ(c.lowered, "zip_scan") << "an extern \"C\" kernel keeps its name";
+    EXPECT_GT(c.cubin_bytes, 0u);
+  }
+}
+
+TEST(nvrtc, a_broken_zip_operator_names_its_line) {
+  const compiled c = compile(zip_source(false, "value r = x;\nr.v = y.w;\nreturn r;"), "zip_scan");
+  EXPECT_EQ(c.result, NVRTC_ERROR_COMPILATION);
+  EXPECT_NE(c.log.find("combine(2)"), std::string::npos) << c.log;
+}
+
 }  // namespace

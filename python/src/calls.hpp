@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <streamscan/status.hpp>
@@ -204,5 +205,33 @@ status linear_recurrence(const recurrence_args& a, void* temp, std::size_t& temp
 
 // "cpu" or "cuda".
 const char* backend_name();
+
+// Kernels compiled at run time (the GPU module only; rtc_impl.cu): NVRTC and
+// the CUDA driver, for streamscan.associative_scan's generated source
+// (streamscan/cuda/kernels/zip_scan_kernel.cuh).
+struct rtc_program {
+  bool ok = false;
+  std::string log;    // NVRTC's messages, also on success (warnings)
+  std::string cubin;  // the code, on success
+};
+// Compiles `source` (named `name` in the messages) with NVRTC's `options`.
+rtc_program rtc_compile(const std::string& source, const std::string& name, const std::vector<std::string>& options);
+// NVRTC's version, major * 1000 + minor * 10.
+int rtc_nvrtc_version();
+// Compute capability of `device` as major * 10 + minor (90 for sm_90).
+status rtc_device_arch(int device, int& arch);
+// Loads a cubin of the generated source into `device`'s primary context; the
+// handle lives as long as the process.
+status rtc_load(const std::string& cubin, int device, std::uintptr_t& handle);
+// The scan of zip_scan_kernel.cuh, loaded as `handle`: one input address a
+// field, one output address a field (0: not written), rows x length values
+// each (C order, the scan along the rows). Two-phase: temp == nullptr asks
+// for the bytes.
+struct rtc_zip_scan_args {
+  std::uintptr_t handle = 0;
+  std::vector<std::uintptr_t> in, out;
+  std::int64_t rows = 0, length = 0;
+};
+status rtc_zip_scan(const rtc_zip_scan_args& a, void* temp, std::size_t& temp_bytes, const launch& l);
 
 }  // namespace streamscan::python

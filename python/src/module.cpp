@@ -9,6 +9,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -306,6 +307,61 @@ bool stream_capturing(std::uintptr_t stream) {
 #endif
 }
 
+#if defined(STREAMSCAN_PY_CUDA_MODULE)
+// Kernels compiled at run time (streamscan.associative_scan; rtc_impl.hpp).
+// The GPU module only: the host path compiles with the host's C++ compiler.
+void define_rtc(nb::module_& m) {
+  // (ok, log, cubin): NVRTC's messages whether or not it compiled.
+  m.def("rtc_compile", [](const std::string& source, const std::string& name, const std::vector<std::string>& options) {
+    rtc_program p;
+    {
+      nb::gil_scoped_release release;  // seconds of compiling
+      p = rtc_compile(source, name, options);
+    }
+    return nb::make_tuple(p.ok, p.log, nb::bytes(p.cubin.data(), p.cubin.size()));
+  });
+  m.def("nvrtc_version", &rtc_nvrtc_version);
+  m.def("device_arch", [](int device) {
+    int arch = 0;
+    check(rtc_device_arch(device, arch));
+    return arch;
+  });
+  m.def("rtc_load", [](nb::bytes cubin, int device) {
+    std::uintptr_t handle = 0;
+    const std::string code(cubin.c_str(), cubin.size());
+    status s;
+    {
+      nb::gil_scoped_release release;
+      s = rtc_load(code, device, handle);
+    }
+    check(s);
+    return handle;
+  });
+  // The toolkit's include folders this module was built with (where NVRTC may find libcu++).
+  m.def("rtc_build_includes", []() -> std::vector<std::string> {
+    std::vector<std::string> dirs;
+    std::string all = STREAMSCAN_PY_CUDA_INCLUDE_DIRS;
+    for (std::size_t start = 0; start <= all.size();) {
+      const std::size_t end = std::min(all.find(';', start), all.size());
+      if (end > start) dirs.push_back(all.substr(start, end - start));
+      start = end + 1;
+    }
+    return dirs;
+  });
+  m.def("rtc_zip_scan", [](std::uintptr_t handle, const std::vector<std::uintptr_t>& in,
+                           const std::vector<std::uintptr_t>& out, std::int64_t rows, std::int64_t length,
+                           std::uintptr_t temp, std::size_t temp_bytes, int device, std::uintptr_t stream) {
+    rtc_zip_scan_args a;
+    a.handle = handle;
+    a.in = in;
+    a.out = out;
+    a.rows = rows;
+    a.length = length;
+    return two_phase(&rtc_zip_scan, a, temp, temp_bytes, device, stream);
+  });
+}
+#endif
+
 }  // namespace
 
 void define_module(nb::module_& m) {
@@ -351,6 +407,9 @@ void define_module(nb::module_& m) {
   m.def("linear_recurrence_supported", [](int type) { return linear_recurrence_supported(dtype_arg(type, "a")); });
   m.def("linear_recurrence", &py_linear_recurrence);
   m.def("stream_capturing", &stream_capturing);
+#if defined(STREAMSCAN_PY_CUDA_MODULE)
+  define_rtc(m);
+#endif
 }
 
 }  // namespace streamscan::python

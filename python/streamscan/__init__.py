@@ -15,6 +15,7 @@ captured into a CUDA graph). Errors are raised before any work is queued:
 TypeError for a dtype, ValueError for a shape, a device or a value.
 """
 
+from ._associative import CompileError, associative_scan
 from ._core import DTYPES
 from ._core import _cuda as _cuda_module
 from ._linalg import spmv, tridiagonal_solve
@@ -32,5 +33,5 @@ has_cuda = _cuda_module is not None
 __all__ = [
     "DTYPES", "has_cuda", "inclusive_scan", "exclusive_scan", "cumsum", "cumprod", "segmented_inclusive_scan",
     "segmented_exclusive_scan", "select", "select_if", "flatnonzero", "split", "partition", "sort", "sort_pairs",
-    "argsort", "spmv", "tridiagonal_solve", "linear_recurrence",
+    "argsort", "spmv", "tridiagonal_solve", "linear_recurrence", "associative_scan", "CompileError",
 ]

@@ -21,24 +21,9 @@
 #include "../operators.hpp"
 #include "../segmented.hpp"
 #include "../status.hpp"
+#include "segmented_pair.hpp"
 
 namespace streamscan::detail {
-
-template <class A>
-struct seg_pair {
-  A value;
-  bool head;
-};
-
-template <class Op>
-struct segmented_op {
-  mutable Op op;
-  template <class P>
-  STREAMSCAN_HOST_DEVICE P operator()(const P& a, const P& b) const {
-    const P joined{static_cast<decltype(a.value)>(op(a.value, b.value)), a.head};
-    return b.head ? b : joined;
-  }
-};
 
 // Where segments start, always as head bits (head_flags and segment_offsets
 // are converted into bits in temp storage first; no_segments reads one zero
@@ -295,9 +280,3 @@ STREAMSCAN_HOST_DEVICE inline bool segment_start(const OffsetIt& offsets, std::i
 }
 
 }  // namespace streamscan::detail
-
-namespace streamscan {
-// The restarting operator is exactly associative when (+) is.
-template <class Op, class A>
-struct is_exactly_associative<detail::segmented_op<Op>, detail::seg_pair<A>> : is_exactly_associative<Op, A> {};
-}  // namespace streamscan

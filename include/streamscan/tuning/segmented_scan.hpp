@@ -25,9 +25,19 @@ inline constexpr int default_segmented_shape = 0;
 inline constexpr int pipelined_segmented_shape = 3;
 inline constexpr std::int64_t pipelined_segmented_from = std::int64_t{1} << 26;
 
+// Values a 16-byte vector holds: the largest power of two whose values fit
+// 16 bytes, and at least one (a wider value takes a vector of its own; a
+// struct of fields read from separate arrays, zip_tile_io.cuh, may be of any
+// size).
+constexpr int segmented_vector_width(std::size_t value_bytes) {
+  int width = 1;
+  while (static_cast<std::size_t>(width) * 2 * value_bytes <= 16) width *= 2;
+  return width;
+}
+
 // Scan positions per tile of shape `index` for values of `value_bytes`.
 constexpr std::int64_t segmented_tile_items(int index, std::size_t value_bytes) {
-  const int width = static_cast<int>(16 / value_bytes);
+  const int width = segmented_vector_width(value_bytes);
   return std::int64_t{segmented_shapes[index].threads} * vectors_for(segmented_shapes[index], width) * width;
 }
 
@@ -40,7 +50,7 @@ constexpr bool segmented_pipeline_fits(std::size_t value_bytes) {
 
 template <class V, int Shape = default_segmented_shape>
 struct segmented_scan_policy : look_back_tuning {
-  static constexpr int vector_width = static_cast<int>(16 / sizeof(V));
+  static constexpr int vector_width = segmented_vector_width(sizeof(V));
   static constexpr int threads = segmented_shapes[Shape].threads;
   static constexpr int vectors = vectors_for(segmented_shapes[Shape], vector_width);
   static constexpr int tile_items = threads * vectors * vector_width;
@@ -52,6 +62,23 @@ struct segmented_scan_policy : look_back_tuning {
   static constexpr int scan_warps = threads / 32;
   static constexpr int rows = vectors;
   static constexpr int reduce_warps = segmented_shapes[Shape].reduce_warps;
+};
+
+// The scan of structs read field by field (cuda/kernels/zip_scan_kernel.cuh,
+// operators compiled at run time): the default one-tile shape, with fewer
+// loads in flight where a thread's values would pass zip_thread_bytes, and a
+// looser register cap for structs wider than 8 bytes: under the shape's cap a
+// 2x2 matrix of doubles spilled about 1.4 KB a thread and a (float, int64)
+// pair 240 bytes (ptxas -v, sm_90); with these, 92 and 0. Not timed yet.
+inline constexpr int zip_thread_bytes = 128;
+template <class V>
+struct zip_scan_policy : segmented_scan_policy<V> {
+  using base = segmented_scan_policy<V>;
+  static constexpr int vectors_by_bytes = static_cast<int>(zip_thread_bytes / (base::vector_width * sizeof(V)));
+  static constexpr int vectors = vectors_by_bytes < 1 ? 1 : vectors_by_bytes < base::vectors ? vectors_by_bytes : base::vectors;
+  static constexpr int tile_items = base::threads * vectors * base::vector_width;
+  static constexpr int rows = vectors;
+  static constexpr int min_blocks_per_sm = sizeof(V) > 8 ? 4 : base::min_blocks_per_sm;
 };
 
 // Head bits from CSR offsets (mark_segment_heads_kernel): threads a block,

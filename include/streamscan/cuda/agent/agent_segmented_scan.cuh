@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "../../detail/segmented_scan.hpp"
+#include "../../detail/segmented_pair.hpp"
 #include "../util/shuffle.cuh"
 #include "../util/uninitialized.cuh"
 #include "../warp/warp_scan.cuh"

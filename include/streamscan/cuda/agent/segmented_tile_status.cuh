@@ -4,7 +4,7 @@
 // through their customisation points, and know nothing of segments.
 #pragma once
 
-#include "../../detail/segmented_scan.hpp"
+#include "../../detail/segmented_pair.hpp"
 #include "tile_prefix.cuh"
 #include "tile_status.cuh"
 

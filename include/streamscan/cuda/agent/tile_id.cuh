@@ -7,9 +7,15 @@
 // assumption, any grid size, no deadlock.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace streamscan::cuda::detail {
+
+// A single-pass kernel's temp storage: the tile counter in the first 256
+// bytes (which keeps the status words after it 256-byte aligned), then the
+// tile status words.
+inline constexpr std::size_t tile_counter_bytes = 256;
 
 // Tile `tile` covers slots [lo, valid) at scan positions base + slot.
 struct tile_slot {

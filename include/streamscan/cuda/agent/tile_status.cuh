@@ -101,6 +101,28 @@ constexpr status_layout status_layout_for() {
                                       : status_layout::split;
 }
 
+// What sizes the statuses of a layout: `unit` is a packed word's bytes, a
+// pair of paired words' (32), or the split layout's value bytes. Plain data,
+// so that a host that knows a value only at run time (a kernel compiled by
+// NVRTC reports its size) sizes and resets the words as tile_status<A> does.
+struct status_size {
+  status_layout layout;
+  std::size_t unit;
+};
+__host__ __device__ constexpr std::size_t status_align(std::size_t b) { return (b + 255) / 256 * 256; }
+__host__ __device__ constexpr std::size_t status_bytes(status_size s, std::int64_t tiles) {
+  const std::size_t t = static_cast<std::size_t>(tiles);
+  return s.layout == status_layout::split ? status_align(t * sizeof(unsigned)) + 2 * status_align(t * s.unit)
+                                          : t * s.unit;
+}
+// What a reset must zero: every word (packed, paired: the flag is in each),
+// or the split layout's flags, which lead (a value is read only after its
+// flag says it was published).
+__host__ __device__ constexpr std::size_t status_reset_bytes(status_size s, std::int64_t tiles) {
+  return s.layout == status_layout::split ? status_align(static_cast<std::size_t>(tiles) * sizeof(unsigned))
+                                          : status_bytes(s, tiles);
+}
+
 template <class A, status_layout Layout = status_layout_for<A>()>
 class tile_status;
 
@@ -111,9 +133,9 @@ class tile_status<A, status_layout::packed> {
   using word_t = typename word::word_t;
 
  public:
-  __host__ __device__ static constexpr std::size_t bytes(std::int64_t tiles) { return static_cast<std::size_t>(tiles) * sizeof(word_t); }
-  // What a reset must zero: every word (the flag is in it).
-  __host__ __device__ static constexpr std::size_t reset_bytes(std::int64_t tiles) { return bytes(tiles); }
+  static constexpr status_size size{status_layout::packed, sizeof(word_t)};
+  __host__ __device__ static constexpr std::size_t bytes(std::int64_t tiles) { return status_bytes(size, tiles); }
+  __host__ __device__ static constexpr std::size_t reset_bytes(std::int64_t tiles) { return status_reset_bytes(size, tiles); }
 
   __host__ __device__ tile_status(void* storage, std::int64_t) : words_(static_cast<word_t*>(storage)) {}
 
@@ -140,11 +162,9 @@ class tile_status<A, status_layout::paired> {
   static_assert(sizeof(A) <= 2 * sizeof(unsigned long long), "two halves of up to 8 bytes");
 
  public:
-  __host__ __device__ static constexpr std::size_t bytes(std::int64_t tiles) {
-    return static_cast<std::size_t>(tiles) * 2 * sizeof(word_t);
-  }
-  // What a reset must zero: every word (each half carries the flag).
-  __host__ __device__ static constexpr std::size_t reset_bytes(std::int64_t tiles) { return bytes(tiles); }
+  static constexpr status_size size{status_layout::paired, 2 * sizeof(word_t)};
+  __host__ __device__ static constexpr std::size_t bytes(std::int64_t tiles) { return status_bytes(size, tiles); }
+  __host__ __device__ static constexpr std::size_t reset_bytes(std::int64_t tiles) { return status_reset_bytes(size, tiles); }
 
   __host__ __device__ tile_status(void* storage, std::int64_t) : words_(static_cast<word_t*>(storage)) {}
 
@@ -171,25 +191,18 @@ class tile_status<A, status_layout::paired> {
 template <class A>
 class tile_status<A, status_layout::split> {
   using ref_t = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>;
-  __host__ __device__ static constexpr std::size_t align(std::size_t b) { return (b + 255) / 256 * 256; }
 
  public:
-  __host__ __device__ static constexpr std::size_t bytes(std::int64_t tiles) {
-    const std::size_t t = static_cast<std::size_t>(tiles);
-    return align(t * sizeof(unsigned)) + 2 * align(t * sizeof(A));
-  }
-  // What a reset must zero: the flags, which lead (a value is read only
-  // after its flag says it was published).
-  __host__ __device__ static constexpr std::size_t reset_bytes(std::int64_t tiles) {
-    return align(static_cast<std::size_t>(tiles) * sizeof(unsigned));
-  }
+  static constexpr status_size size{status_layout::split, sizeof(A)};
+  __host__ __device__ static constexpr std::size_t bytes(std::int64_t tiles) { return status_bytes(size, tiles); }
+  __host__ __device__ static constexpr std::size_t reset_bytes(std::int64_t tiles) { return status_reset_bytes(size, tiles); }
 
   __host__ __device__ tile_status(void* storage, std::int64_t tiles) {
     unsigned char* p = static_cast<unsigned char*>(storage);
     const std::size_t t = static_cast<std::size_t>(tiles);
     flags_ = reinterpret_cast<unsigned*>(p);
-    aggregates_ = reinterpret_cast<A*>(p + align(t * sizeof(unsigned)));
-    prefixes_ = reinterpret_cast<A*>(p + align(t * sizeof(unsigned)) + align(t * sizeof(A)));
+    aggregates_ = reinterpret_cast<A*>(p + status_align(t * sizeof(unsigned)));
+    prefixes_ = reinterpret_cast<A*>(p + status_align(t * sizeof(unsigned)) + status_align(t * sizeof(A)));
   }
 
   __device__ void publish(std::int64_t tile, tile_flag flag, const A& value) const {

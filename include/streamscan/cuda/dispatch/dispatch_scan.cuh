@@ -14,6 +14,7 @@
 #include "../../detail/validate.hpp"
 #include "../../scan_options.hpp"
 #include "../../status.hpp"
+#include "../agent/tile_id.cuh"
 #include "../agent/vector_input.cuh"
 #include "../kernels/scan_kernels.cuh"
 #include "../kernels/pipelined_scan_kernel.cuh"
@@ -94,11 +95,6 @@ bool vector_aligned(const InIt& in, const A* out) {
   return vector_input<InIt, Width>::aligned(in) && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
 }
 
-// A single-pass kernel's temp storage: the tile counter in the first 256
-// bytes (which keeps the status words after it 256-byte aligned), then the
-// tile status words.
-inline constexpr std::size_t tile_counter_bytes = 256;
-
 // Zeroes a single-pass kernel's tile counter and status words, in stream order.
 inline status reset_tile_status(const char* fn, void* bytes, std::size_t size, cudaStream_t stream) {
   if (const cudaError_t e = cudaMemsetAsync(bytes, 0, size, stream); e != cudaSuccess) {
@@ -113,14 +109,17 @@ inline status reset_tile_status(const char* fn, void* bytes, std::size_t size, c
 // temp storage (sized for the smallest shape), since a memset's time grows
 // with its bytes. Two short memsets (the counter, then the words) where the
 // counter's slot alone makes one memset long (tuning::short_memset_bytes).
-template <class A>
-status reset_tiles(const char* fn, unsigned char* bytes, std::int64_t tiles, cudaStream_t stream) {
-  const std::size_t words = tile_status<A>::reset_bytes(tiles);
+// `words`: the bytes of status words to zero after the counter's slot.
+inline status reset_tile_words(const char* fn, unsigned char* bytes, std::size_t words, cudaStream_t stream) {
   if (tile_counter_bytes + words > tuning::short_memset_bytes && words <= tuning::short_memset_bytes) {
     if (status s = reset_tile_status(fn, bytes, sizeof(unsigned long long), stream); !s) return s;
     return reset_tile_status(fn, bytes + tile_counter_bytes, words, stream);
   }
   return reset_tile_status(fn, bytes, tile_counter_bytes + words, stream);
+}
+template <class A>
+status reset_tiles(const char* fn, unsigned char* bytes, std::int64_t tiles, cudaStream_t stream) {
+  return reset_tile_words(fn, bytes, tile_status<A>::reset_bytes(tiles), stream);
 }
 
 // The vectorised decoupled look-back kernel at vector shape `Shape`: an

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "../../detail/segmented_scan.hpp"
+#include "../../detail/segmented_pair.hpp"
 #include "../agent/agent_segmented_scan.cuh"
 #include "../agent/segmented_tile_status.cuh"
 #include "../agent/tile_id.cuh"
@@ -15,13 +15,15 @@
 
 namespace streamscan::cuda::detail {
 
+// The kernel's body, a device function so that a kernel compiled at run time
+// (zip_scan_kernel.cuh: an extern "C" entry for NVRTC) runs the same tile.
 // `lead`: filler slots before scan position 0 (backward scans; see next_tile).
 template <class Policy, class IO, class Op>
-__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
-    segmented_scan_kernel(IO io, std::int64_t n, std::int64_t lead,
-                          tile_status<streamscan::detail::seg_pair<typename IO::value_type>> status,
-                          unsigned long long* tile_counter,
-                          maybe<streamscan::detail::seg_pair<typename IO::value_type>> init, scan_mode mode, Op op) {
+__device__ __forceinline__ void segmented_scan_tile(const IO& io, std::int64_t n, std::int64_t lead,
+                                                    tile_status<streamscan::detail::seg_pair<typename IO::value_type>> status,
+                                                    unsigned long long* tile_counter,
+                                                    maybe<streamscan::detail::seg_pair<typename IO::value_type>> init,
+                                                    scan_mode mode, Op& op) {
   using agent_t = agent_segmented_scan<Policy, IO, Op>;
   using V = typename IO::value_type;
   using P = streamscan::detail::seg_pair<V>;
@@ -40,6 +42,15 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
   pop_t pop{op};
   const maybe<P> prefix = prefix_op_t{status, init, pop}(t, tile_total, prefix_storage);
   agent.finish(t.base, t.lo, t.valid, values, meta, closed, prefix, mode);
+}
+
+template <class Policy, class IO, class Op>
+__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
+    segmented_scan_kernel(IO io, std::int64_t n, std::int64_t lead,
+                          tile_status<streamscan::detail::seg_pair<typename IO::value_type>> status,
+                          unsigned long long* tile_counter,
+                          maybe<streamscan::detail::seg_pair<typename IO::value_type>> init, scan_mode mode, Op op) {
+  segmented_scan_tile<Policy>(io, n, lead, status, tile_counter, init, mode, op);
 }
 
 }  // namespace streamscan::cuda::detail

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "../../detail/segmented_scan.hpp"
+#include "../../detail/segmented_pair.hpp"
 #include "../util/shuffle.cuh"
 #include "warp_scan.cuh"
 

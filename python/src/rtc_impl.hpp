@@ -1,0 +1,194 @@
+// python/src/rtc_impl.hpp - kernels compiled at run time, for
+// streamscan.associative_scan (calls.hpp's rtc_*): NVRTC compiles the
+// generated source (python/streamscan/_associative.py) to a cubin, the CUDA
+// driver loads it into the primary context the runtime uses (torch and CuPy
+// use it too) and launches its extern "C" kernel on the caller's stream. The
+// kernel is zip_scan_kernel.cuh's; its launch and temp storage follow from
+// the shape the module reports (zip_scan_plan), reset as the library's own
+// dispatch resets its tiles. Included
+// by one generated translation unit of the GPU module (python/CMakeLists.txt).
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <nvrtc.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <streamscan/cuda/dispatch/dispatch_scan.cuh>
+#include <streamscan/cuda/kernels/zip_scan_kernel.cuh>
+
+#include "backend.hpp"
+#include "calls.hpp"
+
+namespace streamscan::python {
+
+namespace rtc_detail {
+
+constexpr const char* fn = "streamscan.associative_scan";
+constexpr const char* kernel_name = "streamscan_zip_scan";
+constexpr const char* shape_name = "streamscan_zip_scan_shape";
+
+// A loaded module: its kernel and the plan its shape gives.
+struct module {
+  CUmodule handle = nullptr;
+  CUfunction kernel = nullptr;
+  streamscan::cuda::detail::zip_scan_plan plan;
+};
+
+inline status driver_status(const char* what, CUresult r) {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  cuGetErrorName(r, &name);
+  cuGetErrorString(r, &text);
+  return status(errc::cuda_error, std::string(fn) + ": " + what + " failed: " + (name ? name : "?") + " (" +
+                                      (text ? text : "unknown") + ")",
+                static_cast<int>(r));
+}
+
+// Makes `device`'s primary context current (through the runtime, which the
+// rest of the module uses) for the driver calls that follow.
+inline status use_device(int device) {
+  if (const CUresult r = cuInit(0); r != CUDA_SUCCESS) return driver_status("cuInit", r);
+  if (cudaSetDevice(device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) {
+    const cudaError_t e = cudaGetLastError();
+    return streamscan::cuda::detail::cuda_status(fn, "making the device current", e);
+  }
+  return status::ok();
+}
+
+}  // namespace rtc_detail
+
+rtc_program rtc_compile(const std::string& source, const std::string& name, const std::vector<std::string>& options) {
+  rtc_program p;
+  nvrtcProgram program = nullptr;
+  if (const nvrtcResult r = nvrtcCreateProgram(&program, source.c_str(), name.c_str(), 0, nullptr, nullptr);
+      r != NVRTC_SUCCESS) {
+    p.log = std::string("nvrtcCreateProgram: ") + nvrtcGetErrorString(r);
+    return p;
+  }
+  std::vector<const char*> opts;
+  for (const std::string& o : options) opts.push_back(o.c_str());
+  const nvrtcResult compiled = nvrtcCompileProgram(program, static_cast<int>(opts.size()), opts.data());
+  std::size_t log_bytes = 0;
+  if (nvrtcGetProgramLogSize(program, &log_bytes) == NVRTC_SUCCESS && log_bytes > 1) {
+    p.log.assign(log_bytes, '\0');
+    nvrtcGetProgramLog(program, p.log.data());
+    p.log.resize(log_bytes - 1);  // the terminating zero
+  }
+  if (compiled == NVRTC_SUCCESS) {
+    std::size_t bytes = 0;
+    if (nvrtcGetCUBINSize(program, &bytes) == NVRTC_SUCCESS && bytes > 0) {
+      p.cubin.assign(bytes, '\0');
+      p.ok = nvrtcGetCUBIN(program, p.cubin.data()) == NVRTC_SUCCESS;
+    }
+    if (!p.ok) p.log += "\nno cubin (is the -arch= option a real architecture, sm_XX?)";
+  } else if (p.log.empty()) {
+    p.log = nvrtcGetErrorString(compiled);
+  }
+  nvrtcDestroyProgram(&program);
+  return p;
+}
+
+int rtc_nvrtc_version() {
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  return major * 1000 + minor * 10;
+}
+
+status rtc_device_arch(int device, int& arch) {
+  int major = 0, minor = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+    const cudaError_t e = cudaGetLastError();
+    return streamscan::cuda::detail::cuda_status(rtc_detail::fn, "querying the compute capability", e);
+  }
+  arch = major * 10 + minor;
+  return status::ok();
+}
+
+status rtc_load(const std::string& cubin, int device, std::uintptr_t& handle) {
+  using namespace rtc_detail;
+  int previous = -1;
+  cudaGetDevice(&previous);
+  if (status s = use_device(device); !s) return s;
+  auto m = std::make_unique<module>();
+  status result = status::ok();
+  if (const CUresult r = cuModuleLoadData(&m->handle, cubin.data()); r != CUDA_SUCCESS) {
+    result = driver_status("loading the compiled operator (cuModuleLoadData)", r);
+  } else if (const CUresult r2 = cuModuleGetFunction(&m->kernel, m->handle, kernel_name); r2 != CUDA_SUCCESS) {
+    result = driver_status("finding its kernel (cuModuleGetFunction)", r2);
+  } else {
+    // The shape: read once, here (a synchronous copy; launches never wait).
+    CUdeviceptr address = 0;
+    std::size_t bytes = 0;
+    unsigned long long shape[5] = {};
+    if (const CUresult r3 = cuModuleGetGlobal(&address, &bytes, m->handle, shape_name);
+        r3 != CUDA_SUCCESS || bytes != sizeof shape) {
+      result = driver_status("finding its shape (cuModuleGetGlobal)", r3 != CUDA_SUCCESS ? r3 : CUDA_ERROR_NOT_FOUND);
+    } else if (const CUresult r4 = cuMemcpyDtoH(shape, address, sizeof shape); r4 != CUDA_SUCCESS) {
+      result = driver_status("reading its shape (cuMemcpyDtoH)", r4);
+    } else {
+      m->plan.threads = static_cast<int>(shape[0]);
+      m->plan.tile_items = static_cast<std::int64_t>(shape[1]);
+      m->plan.status = {static_cast<streamscan::cuda::detail::status_layout>(shape[2]),
+                        static_cast<std::size_t>(shape[3])};
+      m->plan.backward = shape[4] != 0;
+    }
+  }
+  if (previous >= 0) cudaSetDevice(previous);
+  if (!result) {
+    if (m->handle) cuModuleUnload(m->handle);
+    return result;
+  }
+  handle = reinterpret_cast<std::uintptr_t>(m.release());  // kept for the process: the Python side caches it
+  return status::ok();
+}
+
+status rtc_zip_scan(const rtc_zip_scan_args& a, void* temp, std::size_t& temp_bytes, const launch& l) {
+  using namespace rtc_detail;
+  namespace cd = streamscan::cuda::detail;
+  const module& m = *reinterpret_cast<const module*>(a.handle);
+  const std::size_t fields = a.in.size();
+  if (fields < 1 || fields > static_cast<std::size_t>(cd::zip_max_fields) || a.out.size() != fields)
+    return streamscan::detail::invalid_argument(fn, "1 to 16 fields, one output address a field");
+  if (a.rows < 0 || a.length < 0) return streamscan::detail::invalid_argument(fn, "negative rows or length");
+  const std::int64_t n = a.rows * a.length;
+  const cd::zip_scan_plan& plan = m.plan;
+  const std::int64_t tiles = plan.tiles(n);
+  const std::size_t required = plan.temp_bytes(n);
+  if (temp == nullptr) {
+    temp_bytes = required;
+    return status::ok();
+  }
+  if (temp_bytes < required)
+    return status(errc::temp_storage_too_small,
+                  std::string(fn) + ": temp storage of " + std::to_string(temp_bytes) + " bytes, " +
+                      std::to_string(required) + " needed");
+  if (n == 0) return status::ok();
+  if (tiles > 0x7fffffff) return streamscan::detail::invalid_argument(fn, "too many tiles for one grid");
+  context ctx(l);
+  if (!ctx.state) return ctx.state;
+  const auto stream = reinterpret_cast<cudaStream_t>(l.stream);
+  auto* bytes = static_cast<unsigned char*>(temp);
+  if (status s = cd::reset_tile_words(fn, bytes, plan.reset_bytes(n), stream); !s) return s;
+  cd::zip_pointers in{}, out{};
+  for (std::size_t i = 0; i < fields; ++i) {
+    in.field[i] = reinterpret_cast<void*>(a.in[i]);
+    out.field[i] = reinterpret_cast<void*>(a.out[i]);
+  }
+  long long n_arg = n, length = a.length, lead = plan.lead(n), tiles_arg = tiles;
+  void* status_words = bytes + cd::tile_counter_bytes;
+  auto* counter = reinterpret_cast<unsigned long long*>(bytes);
+  void* args[] = {&in, &out, &n_arg, &length, &lead, &status_words, &tiles_arg, &counter};
+  if (const CUresult r = cuLaunchKernel(m.kernel, static_cast<unsigned>(tiles), 1, 1, static_cast<unsigned>(plan.threads),
+                                        1, 1, 0, reinterpret_cast<CUstream>(stream), args, nullptr);
+      r != CUDA_SUCCESS)
+    return driver_status("launching the scan (cuLaunchKernel)", r);
+  return status::ok();
+}
+
+}  // namespace streamscan::python
