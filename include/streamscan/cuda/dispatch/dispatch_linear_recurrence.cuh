@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "../../detail/linear_recurrence_validate.hpp"
 #include "../../detail/validate.hpp"
@@ -96,28 +97,33 @@ status run_recurrence(const char* fn, void* temp, std::size_t& temp_bytes, const
       !s)
     return s;
   if (p.rows) {
-    if constexpr (!Grad) {
-      if (p.vector && q.dense) {
-        // The plain scan's vectorised agent, reading (a, b) pairs: warp-contiguous
-        // loads. Same tile as the rows kernel, so the statuses sized above fit.
-        using policy = tuning::recurrence_vector_policy<static_cast<int>(sizeof(T))>;
-        static_assert(policy::tile_items == static_cast<std::int64_t>(rows.threads) * rows.items, "the rows tile");
-        const std::int64_t tiles = (p.n + policy::tile_items - 1) / policy::tile_items;
-        const maybe<recurrence_pair<S>> none{recurrence_pair<S>{}, false};
-        auto launch_io = [&](auto io, const char* name) {
-          using io_t = decltype(io);
-          return launch(fn, name,
-                        single_pass_vector_scan_kernel<policy, look_back_kind::decoupled, io_t, recurrence_compose>,
-                        tiles, policy::threads, stream, io, p.n, q.backward ? tiles * policy::tile_items - p.n : 0,
-                        words, counter, none, scan_mode::inclusive, recurrence_compose{});
-        };
-        const double inv = 1.0 / static_cast<double>(q.length);
-        if (q.backward)
-          return launch_io(recurrence_tile_io<T, true>{q.a, q.b, q.out, q.initial, p.n, q.length, inv},
-                           "single_pass_vector_scan_kernel<recurrence, reverse>");
-        return launch_io(recurrence_tile_io<T, false>{q.a, q.b, q.out, q.initial, p.n, q.length, inv},
-                         "single_pass_vector_scan_kernel<recurrence>");
-      }
+    if (p.vector && q.dense) {
+      // The plain scan's vectorised agent, reading (a, b) pairs (the
+      // gradient: (a before, dh)): warp-contiguous loads. Same tile as the
+      // rows kernel, so the statuses sized above fit.
+      using policy = tuning::recurrence_vector_policy<static_cast<int>(sizeof(T))>;
+      static_assert(policy::tile_items == static_cast<std::int64_t>(rows.threads) * rows.items, "the rows tile");
+      const std::int64_t tiles = (p.n + policy::tile_items - 1) / policy::tile_items;
+      const maybe<recurrence_pair<S>> none{recurrence_pair<S>{}, false};
+      auto launch_io = [&](auto io, const char* name) {
+        using io_t = decltype(io);
+        return launch(fn, name,
+                      single_pass_vector_scan_kernel<policy, look_back_kind::decoupled, io_t, recurrence_compose>,
+                      tiles, policy::threads, stream, io, p.n, q.backward ? tiles * policy::tile_items - p.n : 0,
+                      words, counter, none, scan_mode::inclusive, recurrence_compose{});
+      };
+      auto run_io = [&](auto backward) {
+        constexpr bool b = decltype(backward)::value;
+        const recurrence_rows_io<T, b> rows_io{p.n, q.length, 1.0 / static_cast<double>(q.length)};
+        if constexpr (Grad)
+          return launch_io(recurrence_grad_tile_io<T, b>{rows_io, q.a, q.b, q.hist, q.grad_a, q.out, q.initial,
+                                                         q.grad_initial},
+                           "single_pass_vector_scan_kernel<recurrence gradient>");
+        else
+          return launch_io(recurrence_tile_io<T, b>{rows_io, q.a, q.b, q.out, q.initial},
+                           "single_pass_vector_scan_kernel<recurrence>");
+      };
+      return q.backward ? run_io(std::true_type{}) : run_io(std::false_type{});
     }
     if (p.vector)
       return launch(fn, "recurrence_rows_kernel", recurrence_rows_kernel<T, rows.threads, rows.items, Grad, true>,
