@@ -14,6 +14,11 @@ On the GPU (needs torch; CuPy and NVIDIA's cuda.compute where installed), in one
   spmv          torch.sparse_csr_tensor @ v (rows x 16, float)  vs spmv
   overhead      host time of one call at 2^10, and the GPU time at 2^24, of the
                 Python call against the bare extension call (the C++ call it makes)
+  linear_recurrence  (only when named: --cases linear_recurrence) h[t] = a[t] h[t-1] + b[t]
+                on (8, 1536, T) float32 and bfloat16, time last, forward and forward +
+                backward, against accelerated_scan's two kernels and torch's compiled
+                associative_scan, each against a copy of the bytes it must move and a
+                float64 oracle (streamscan/_bench_recurrence.py says how)
 Each time is the median of --repeat CUDA-event timings of 10 calls back to back
 (after a warm-up; the window opens once the first call is queued), divided by 10; each row also carries the sample count, the
 fastest and slowest sample (min_ms, max_ms) and `noise`, (p90 - p10) / median,
@@ -33,7 +38,7 @@ bench goes on without those rows (--no-cuda-compute leaves it out).
 
 The table ends with the targets of issue 54, item 6, judged at 2^24 (the
 matrix for the axis-0 scan, 2^10 for the host time), each with its measured
-ratio and met / not met.
+ratio and met / not met; with linear_recurrence, issue 55's targets follow.
 """
 
 from __future__ import annotations
@@ -53,7 +58,7 @@ import warnings
 import numpy as np
 
 import streamscan as ss
-from . import _core
+from . import _bench_recurrence, _core
 
 
 # One timed call: the median of its samples (ms a call), their relative
@@ -283,8 +288,9 @@ class CudaCompute:
         return self._guard("select", build)
 
 
-def run(sizes, repeat, only, cuda_compute=None):
-    """The rows of the cases in `only`; cuda_compute: a CudaCompute, or None to leave it out."""
+def run(sizes, repeat, only, cuda_compute=None, recurrence=None):
+    """The rows of the cases in `only`; cuda_compute: a CudaCompute, or None to leave it out;
+    recurrence: keyword arguments of _bench_recurrence.rows (peers, lengths, dtypes, lead)."""
     import torch
     cupy = _core.import_library("cupy")
     timer = Timer(torch, repeat)
@@ -310,7 +316,9 @@ def run(sizes, repeat, only, cuda_compute=None):
 
     copy_bytes_of = {}
     gen = torch.Generator(device="cuda").manual_seed(1)
-    for size in sizes:
+    # The sized cases' copy rows, unless the linear recurrence runs alone (it has its own copies).
+    sized = bool(only & {"scan", "select", "sort"}) or "linear_recurrence" not in only
+    for size in (sizes if sized else ()):
         n = 1 << size
         x = torch.randint(-1000, 1000, (n,), device="cuda", dtype=torch.int32, generator=gen)
         y = torch.empty_like(x)
@@ -427,11 +435,19 @@ def run(sizes, repeat, only, cuda_compute=None):
 
     if "overhead" in only:
         rows.extend(_overhead(torch, timer))
+
+    # Last: a peer's crash here (isolated cases run at its very end) leaves nothing else unmeasured.
+    if "linear_recurrence" in only:
+        options = dict(recurrence or {})
+        if "peers" not in options:
+            options["peers"] = _bench_recurrence.load_peers(torch)
+        rows.extend(_bench_recurrence.rows(torch, timer, **options))
     return rows
 
 
 AXIS0_SHAPE = (4096, 4096)
-CASES = ("scan", "select", "sort", "axis", "spmv", "overhead")
+DEFAULT_CASES = ("scan", "select", "sort", "axis", "spmv", "overhead")
+CASES = DEFAULT_CASES + ("linear_recurrence",)  # the last only when asked for (peers compile for minutes)
 
 
 def _axis0(torch, cupy, timer, gen, row):
@@ -545,6 +561,10 @@ def targets(rows):
         return sorted({r["log2_n"] for r in rows if r.get("case") == case and r.get("impl") == impl})
 
     out = []
+    recurrence = _bench_recurrence.targets(rows)
+    issue54 = {t[1] for t in TARGETS} | {"overhead"}
+    if recurrence and not any(r.get("case") in issue54 for r in rows):
+        return recurrence  # the linear recurrence alone: issue 54's would all read "not measured"
     for what, case, impl, peer, want in TARGETS:
         got = speedup(case, impl, peer, TARGET_LOG2)
         notes = [f"2^{s} {speedup(case, impl, peer, s)}x" for s in sizes_of(case, impl)
@@ -567,12 +587,15 @@ def targets(rows):
         over = round(host["host_us_python"] - host["host_us_torch_cumsum"], 2)
         out.append({"what": what, "measured": over, "want": slack, "met": over <= slack,
                     "note": f"Python {host['host_us_python']} us, torch.cumsum {host['host_us_torch_cumsum']} us"})
-    return out
+    return out + recurrence
 
 
 def print_targets(found, file=None):
-    print(f"targets (issue 54, item 6; judged at 2^{TARGET_LOG2}):", file=file)
-    for t in found:
+    issue54 = [t for t in found if t.get("issue") != 55]
+    issue55 = [t for t in found if t.get("issue") == 55]
+    if issue54:
+        print(f"targets (issue 54, item 6; judged at 2^{TARGET_LOG2}):", file=file)
+    for t in issue54:
         if t["measured"] is None:
             shown, verdict = "-", "not measured"
         else:
@@ -580,6 +603,17 @@ def print_targets(found, file=None):
             verdict = "met" if t["met"] else "not met"
         note = f"  ({t['note']})" if t["note"] else ""
         print(f"  {t['what']:<74} {shown:>9}  {verdict}{note}", file=file, flush=True)
+    if issue55:
+        print("targets (issue 55; the linear recurrence, time last; each judged at its worst T):", file=file)
+    for t in issue55:
+        m = t["measured"]
+        if m is None:
+            shown, verdict = "-", "not measured"
+        else:
+            shown = f"{m:.1f}%" if t["unit"] == "%" else f"{m}x" if t["unit"] == "x" else f"{m:.2f}"
+            verdict = "met" if t["met"] else "not met"
+        note = f"  ({t['note']})" if t["note"] else ""
+        print(f"  {t['what']:<88} {shown:>9}  {verdict}{note}", file=file, flush=True)
 
 
 def main(argv=None):
@@ -587,9 +621,23 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="20,24,28", help="log2 sizes, comma-separated (default 20,24,28)")
     parser.add_argument("--repeat", type=int, default=30, help="timed calls a case (default 30)")
-    parser.add_argument("--cases", default=",".join(CASES), help=f"any of {','.join(CASES)}")
+    parser.add_argument("--cases", "--only", dest="cases", default=",".join(DEFAULT_CASES),
+                        help=f"any of {','.join(CASES)} (default: all but linear_recurrence)")
     parser.add_argument("--no-cuda-compute", action="store_true",
                         help="leave out NVIDIA's cuda.compute (PyPI cuda-cccl), which runs where it imports")
+    lr = _bench_recurrence
+    parser.add_argument("--lr-lengths", default=",".join(map(str, lr.LR_LENGTHS)),
+                        help="linear_recurrence: the T measured (default %(default)s)")
+    parser.add_argument("--lr-dtypes", default=",".join(lr.LR_DTYPES), help="linear_recurrence: float32, bfloat16, "
+                        "float16 or float64 (default %(default)s)")
+    parser.add_argument("--lr-shape", default=",".join(map(str, lr.LR_LEAD)),
+                        help="linear_recurrence: the dimensions before T (default %(default)s)")
+    parser.add_argument("--lr-peers", default=",".join(lr.LR_PEERS),
+                        help="linear_recurrence: peers among warp, triton (accelerated_scan's two kernels) and "
+                        "torch (its compiled associative_scan), or none (default %(default)s)")
+    parser.add_argument("--lr-torch-max-t", type=int, default=lr.LR_TORCH_MAX_T,
+                        help="linear_recurrence: the longest T torch's compiled associative_scan runs at "
+                        "(a compile a shape; default %(default)s)")
     parser.add_argument("--json", help="write the rows as JSON to this file")
     args = parser.parse_args(argv)
     try:
@@ -602,6 +650,19 @@ def main(argv=None):
     unknown = only - set(CASES)
     if unknown:
         parser.error(f"--cases: unknown {', '.join(sorted(unknown))}")
+    try:
+        lr_lengths = [int(v) for v in args.lr_lengths.split(",") if v]
+        lr_lead = tuple(int(v) for v in args.lr_shape.split(",") if v)
+    except ValueError:
+        parser.error("--lr-lengths, --lr-shape: expected comma-separated integers")
+    if not lr_lengths or min(lr_lengths) < 1 or (lr_lead and min(lr_lead) < 1):
+        parser.error("--lr-lengths, --lr-shape: positive integers")
+    lr_dtypes = [v for v in args.lr_dtypes.split(",") if v]
+    if not lr_dtypes or set(lr_dtypes) - {"float32", "bfloat16", "float16", "float64"}:
+        parser.error(f"--lr-dtypes: float32, bfloat16, float16 or float64, got {args.lr_dtypes!r}")
+    lr_peers = [v for v in args.lr_peers.split(",") if v and v != "none"]
+    if set(lr_peers) - set(lr.LR_PEERS):
+        parser.error(f"--lr-peers: any of {','.join(lr.LR_PEERS)} or none, got {args.lr_peers!r}")
     torch = _core.import_library("torch")
     if torch is None or not torch.cuda.is_available() or not ss.has_cuda:
         print("bench: needs a GPU, torch with CUDA and streamscan's CUDA module", file=sys.stderr)
@@ -613,17 +674,31 @@ def main(argv=None):
             parser.error(f"--json: {e}")
     peer = CudaCompute(torch, (None, None, None, "--no-cuda-compute") if args.no_cuda_compute
                        else _load_cuda_compute())
-    rows = run(sizes, args.repeat, only, peer)
+    recurrence = None
+    if "linear_recurrence" in only:
+        recurrence = {"lengths": lr_lengths, "dtypes": lr_dtypes, "lead": lr_lead,
+                      "peers": lr.load_peers(torch, lr_peers, args.lr_torch_max_t)}
+    rows = run(sizes, args.repeat, only, peer, recurrence)
     found = targets(rows)
     print_targets(found)
     if args.json:
         cupy = _core.import_library("cupy")
-        doc = {"schema": 3, "tool": "python -m streamscan.bench", "device": torch.cuda.get_device_name(),
+        try:
+            device = torch.cuda.get_device_name()
+        except Exception as e:  # noqa: BLE001 - a peer's crash may have left the CUDA context unusable
+            device = f"unknown ({_one_line(e)})"
+        doc = {"schema": 4, "tool": "python -m streamscan.bench", "device": device,
                "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
                "command": " ".join(["python -m streamscan.bench"] + (argv if argv is not None else sys.argv[1:])),
                "torch": torch.__version__, "cupy": getattr(cupy, "__version__", None), "numpy": np.__version__,
                "cuda_compute": peer.info(), "python": platform.python_version(), "repeat": args.repeat,
                "rows": rows, "targets": found}
+        if recurrence is not None:
+            doc["linear_recurrence"] = {
+                "lengths": lr_lengths, "dtypes": lr_dtypes, "lead": list(lr_lead),
+                "bytes": "forward: read a and b, write h (3 N values; copy of 1.5 N); forward + backward: that, "
+                         "then read dh, a and h, write grad_a and grad_b (8 N values; copy of 4 N)",
+                "peers": {p.name: p.info() for p in recurrence["peers"]}}
         with open(args.json, "w") as f:
             json.dump(doc, f, indent=1, allow_nan=False)
     return 0

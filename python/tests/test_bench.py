@@ -1,6 +1,8 @@
 """The bench's row statistics, its summary of issue 54's targets and its
 optional cuda.compute peer (python -m streamscan.bench needs a GPU; this does not)."""
 
+import json
+import math
 import types
 
 import numpy as np
@@ -176,3 +178,125 @@ def test_main_without_a_gpu_says_so():
     if bench.ss.has_cuda:
         pytest.skip("a GPU build: the bench would run")
     assert bench.main(["--sizes", "10", "--cases", "axis,scan", "--no-cuda-compute"]) == 2
+
+
+# The linear-recurrence rows (issue 55): the same code path on CPU tensors at
+# tiny sizes, with a timer that runs each call once and made-up peers.
+class _OnceTimer:
+    def gpu_ms(self, fn, inner=10):
+        fn()
+        return _timing([1.0])
+
+
+def _recurrence_rows(torch):
+    from streamscan import _bench_recurrence as lr
+    ss = bench.ss
+
+    def boom(a, b):
+        raise RuntimeError("an illegal memory access was encountered")
+
+    peers = [lr.Peer(lr.WARP, ss.linear_recurrence, ss.linear_recurrence),
+             lr.Peer(lr.TRITON, lambda a, b: ss.linear_recurrence(a, b) * 1.01, boom),  # inaccurate, then crashes
+             lr.Peer(lr.TORCH_ASSOC, why="ImportError: no associative_scan")]
+    return lr, lr.rows(torch, _OnceTimer(), peers, lengths=(8, 33), dtypes=("float32", "bfloat16"), lead=(2, 3),
+                       device="cpu", isolate=((lr.WARP, "float32", 33),), log=lambda line: None)
+
+
+def test_recurrence_rows_on_cpu_check_time_and_note_failures():
+    torch = pytest.importorskip("torch")
+    lr, rows = _recurrence_rows(torch)
+    by = {(r["dtype"], r["T"], r["pass"], r["impl"]): r for r in rows}
+    assert {r["case"] for r in rows} == {lr.CASE}
+    for dtype in ("float32", "bfloat16"):
+        for T in (8, 33):
+            for pass_, impls in ((lr.FORWARD, (lr.OURS_FWD,)), (lr.BOTH, (lr.OURS_BOTH, lr.OURS_CALLS))):
+                copy = by[(dtype, T, pass_, lr.COPY)]
+                size = 4 if dtype == "float32" else 2
+                assert copy["bytes"] == (3 if pass_ == lr.FORWARD else 8) * 6 * T * size
+                for impl in impls:
+                    r = by[(dtype, T, pass_, impl)]
+                    assert r["check"].startswith("ok") and r["worst_of_bound"] <= 1, r
+                    assert r["pct_of_copy"] == 100.0 and r["shape"] == [2, 3, T]
+                    assert r["faster_peer"] in lr.TARGET_PEERS and r["vs_faster_peer"] == 1.0
+            # the inaccurate peer is timed and marked; its crash and the one left out are notes
+            assert by[(dtype, T, lr.FORWARD, lr.TRITON)]["check"].startswith("outside float32-state accuracy")
+            assert "illegal memory access" in by[(dtype, T, lr.BOTH, lr.TRITON)]["note"]
+            assert by[(dtype, T, lr.BOTH, lr.TRITON)]["ms"] is None
+            assert "no associative_scan" in by[(dtype, T, lr.FORWARD, lr.TORCH_ASSOC)]["note"]
+    # the isolated peer ran last, and ours carry its time
+    assert rows[-1]["impl"] == lr.WARP and (rows[-1]["dtype"], rows[-1]["T"]) == ("float32", 33)
+    assert lr.WARP in by[("float32", 33, lr.FORWARD, lr.OURS_FWD)]["speedup_vs"]
+    assert lr.WARP in by[("float32", 33, lr.BOTH, lr.OURS_CALLS)]["peer_ms"]
+    if hasattr(bench.ss, "associative_scan"):  # float32: timed against linear_recurrence; bfloat16: a note
+        assoc = by[("float32", 8, lr.FORWARD, lr.OURS_ASSOC)]
+        assert assoc.get("vs_linear_recurrence") == 1.0 or assoc["note"]
+        assert by[("bfloat16", 8, lr.FORWARD, lr.OURS_ASSOC)].get("ms") is None
+    json.dumps(rows, allow_nan=False)
+
+
+def test_recurrence_targets_judge_the_worst_t_and_print_apart(capsys):
+    torch = pytest.importorskip("torch")
+    lr, rows = _recurrence_rows(torch)
+    found = bench.targets(rows)
+    assert found and all(t["issue"] == 55 for t in found)  # issue 54's are left out: none of its rows ran
+    by = {t["what"]: t for t in found}
+    copy = by["float32 forward + backward >= 85% of copy (the calls)"]
+    assert (copy["measured"], copy["met"], copy["unit"]) == (100.0, True, "%")
+    assert by["float32 forward >= 90% of copy, T >= 2048"]["met"] is None  # no such T measured
+    peer = by["float32 forward >= 1.2x the faster accelerated_scan, T <= 4096"]
+    assert (peer["measured"], peer["met"]) == (1.0, False)
+    accuracy = by["bfloat16 within float32-state accuracy at every T (fraction of the bound)"]
+    assert accuracy["at_most"] and accuracy["met"] is True and accuracy["measured"] <= 1
+    bench.print_targets(found)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("targets (issue 55") and len(out) == 1 + len(found)
+    assert "100.0%  met" in next(line for line in out if "85% of copy" in line)
+    # with issue 54's rows too, both lists
+    both = bench.targets(FAKE_ROWS + rows)
+    assert len(both) == len(bench.TARGETS) + 1 + len(found)
+
+
+def test_recurrence_targets_from_made_up_rows():
+    from streamscan import _bench_recurrence as lr
+
+    def r(T, pass_, impl, **kw):
+        return dict({"case": lr.CASE, "dtype": "float32", "T": T, "pass": pass_, "impl": impl, "ms": 1.0}, **kw)
+    rows = [r(128, lr.FORWARD, lr.OURS_FWD, pct_of_copy=71.0, vs_faster_peer=1.5, faster_peer=lr.WARP),
+            r(2048, lr.FORWARD, lr.OURS_FWD, pct_of_copy=92.0, vs_faster_peer=1.1, faster_peer=lr.TRITON),
+            r(65536, lr.FORWARD, lr.OURS_FWD, pct_of_copy=89.0, vs_faster_peer=0.9, faster_peer=lr.TRITON),
+            r(2048, lr.FORWARD, lr.OURS_ASSOC, vs_linear_recurrence=1.05, check="ok (worst 0.01 of the bound)"),
+            r(65536, lr.FORWARD, lr.OURS_ASSOC, ms=None, note="CompileError: nvrtc")]
+    by = {t["what"]: t for t in bench.targets(rows)}
+    assert by["float32 forward >= 90% of copy, T >= 2048"]["measured"] == 89.0  # the worst T
+    assert by["float32 forward >= 90% of copy, T >= 2048"]["met"] is False
+    assert by["float32 forward >= 70% of copy at T = 128"]["met"] is True
+    assert by["float32 forward >= 1.2x the faster accelerated_scan, T <= 4096"]["measured"] == 1.1  # T > 4096 aside
+    assert by["float32 faster than both accelerated_scan kernels at every T"]["measured"] == 0.9
+    assoc = by["float32 associative_scan (pair operator) <= 1.10x linear_recurrence's forward time"]
+    assert (assoc["measured"], assoc["met"]) == (1.05, True) and "CompileError: nvrtc" in assoc["note"]
+
+
+def test_recurrence_options_are_checked_before_the_gpu(capsys):
+    for args in (["--lr-dtypes", "int32"], ["--lr-peers", "warp,cub"], ["--lr-lengths", "0"]):
+        with pytest.raises(SystemExit) as e:
+            bench.main(["--only", "linear_recurrence"] + args)
+        assert e.value.code == 2
+    assert "--lr-dtypes" in capsys.readouterr().err
+    assert "linear_recurrence" in bench.CASES and "linear_recurrence" not in bench.DEFAULT_CASES
+
+
+def test_recurrence_accuracy_bound_and_oracle():
+    torch = pytest.importorskip("torch")
+    from streamscan import _bench_recurrence as lr
+    assert lr.accuracy_eps("bfloat16", 1) > lr.accuracy_eps("float32", 1 << 16) > lr.accuracy_eps("float32", 1)
+    a = torch.rand(2, 3, 50, dtype=torch.float64)
+    b = torch.rand(2, 3, 50, dtype=torch.float64) * 2 - 1
+    assert lr.oracle_agrees(torch, a, b, b)
+    h = bench.ss.linear_recurrence(a, b)
+    assert lr.worst_of_bound(torch, a, b, b, h) < 1
+    h[1, 2, 40] += 1e-3
+    assert lr.worst_of_bound(torch, a, b, b, h) > 1
+    h[0, 0, 3] = float("nan")  # a NaN is the worst, not dropped
+    assert math.isnan(lr.worst_of_bound(torch, a, b, b, h))
+    ga, gb = torch.zeros_like(a), torch.zeros_like(a)
+    assert lr.worst_of_bound(torch, a, b, b, bench.ss.linear_recurrence(a, b), (ga, gb)) > 1  # wrong gradients
