@@ -211,13 +211,14 @@ const char* backend_name();
 // (streamscan/cuda/kernels/zip_scan_kernel.cuh).
 struct rtc_program {
   bool ok = false;
-  std::string log;    // NVRTC's messages, also on success (warnings)
-  std::string cubin;  // the code, on success
+  std::string log;          // NVRTC's messages, also on success (warnings)
+  std::string cubin;        // the code, on success
+  std::string unavailable;  // why NVRTC could not be opened (then nothing was compiled)
 };
 // Compiles `source` (named `name` in the messages) with NVRTC's `options`.
 rtc_program rtc_compile(const std::string& source, const std::string& name, const std::vector<std::string>& options);
 // NVRTC's version, major * 1000 + minor * 10.
-int rtc_nvrtc_version();
+status rtc_nvrtc_version(int& version);
 // Compute capability of `device` as major * 10 + minor (90 for sm_90).
 status rtc_device_arch(int device, int& arch);
 // Loads a cubin of the generated source into `device`'s primary context; the

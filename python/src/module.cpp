@@ -318,9 +318,14 @@ void define_rtc(nb::module_& m) {
       nb::gil_scoped_release release;  // seconds of compiling
       p = rtc_compile(source, name, options);
     }
+    if (!p.unavailable.empty()) raise(PyExc_RuntimeError, "streamscan.associative_scan: " + p.unavailable);
     return nb::make_tuple(p.ok, p.log, nb::bytes(p.cubin.data(), p.cubin.size()));
   });
-  m.def("nvrtc_version", &rtc_nvrtc_version);
+  m.def("nvrtc_version", []() {
+    int version = 0;
+    check(rtc_nvrtc_version(version));
+    return version;
+  });
   m.def("device_arch", [](int device) {
     int arch = 0;
     check(rtc_device_arch(device, arch));

@@ -11,11 +11,13 @@
 
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <nvrtc.h>
 
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <streamscan/cuda/dispatch/dispatch_scan.cuh>
@@ -49,6 +51,60 @@ inline status driver_status(const char* what, CUresult r) {
                 static_cast<int>(r));
 }
 
+// NVRTC, opened at its first use rather than linked: the module then imports,
+// and every other call works, where the toolkit's libnvrtc is not on the
+// loader's path (associative_scan says so instead). Tried: the library
+// CMake found in the build's toolkit, then the loader's path.
+struct nvrtc_api {
+  decltype(&nvrtcCreateProgram) create = nullptr;
+  decltype(&nvrtcCompileProgram) compile = nullptr;
+  decltype(&nvrtcGetProgramLogSize) log_size = nullptr;
+  decltype(&nvrtcGetProgramLog) log = nullptr;
+  decltype(&nvrtcGetCUBINSize) cubin_size = nullptr;
+  decltype(&nvrtcGetCUBIN) cubin = nullptr;
+  decltype(&nvrtcDestroyProgram) destroy = nullptr;
+  decltype(&nvrtcGetErrorString) error_string = nullptr;
+  decltype(&nvrtcVersion) version = nullptr;
+  std::string missing;  // why it is not there (empty: it is)
+};
+
+inline const nvrtc_api& nvrtc() {
+  static const nvrtc_api api = [] {
+    nvrtc_api a;
+    const std::string major = std::to_string(CUDA_VERSION / 1000);
+#if defined(STREAMSCAN_PY_NVRTC_LIBRARY)
+    const std::string linked = STREAMSCAN_PY_NVRTC_LIBRARY;  // the one CMake found
+#else
+    const std::string linked = std::string(STREAMSCAN_PY_CUDA_LIBRARY_DIR) + "/libnvrtc.so";
+#endif
+    const std::string names[] = {linked, std::string(STREAMSCAN_PY_CUDA_LIBRARY_DIR) + "/libnvrtc.so." + major,
+                                 "libnvrtc.so." + major, "libnvrtc.so"};
+    void* lib = nullptr;
+    for (const std::string& name : names)
+      if ((lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
+    if (lib == nullptr) {
+      a.missing = "NVRTC (libnvrtc.so." + major + ") could not be opened: not in " STREAMSCAN_PY_CUDA_LIBRARY_DIR
+                  " (the CUDA toolkit this module was built with) nor on the loader's path (LD_LIBRARY_PATH)";
+      return a;
+    }
+    auto get = [&](auto& f, const char* symbol) {
+      f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(dlsym(lib, symbol));
+      if (f == nullptr && a.missing.empty()) a.missing = std::string("NVRTC has no ") + symbol;
+    };
+    get(a.create, "nvrtcCreateProgram");
+    get(a.compile, "nvrtcCompileProgram");
+    get(a.log_size, "nvrtcGetProgramLogSize");
+    get(a.log, "nvrtcGetProgramLog");
+    get(a.cubin_size, "nvrtcGetCUBINSize");
+    get(a.cubin, "nvrtcGetCUBIN");
+    get(a.destroy, "nvrtcDestroyProgram");
+    get(a.error_string, "nvrtcGetErrorString");
+    get(a.version, "nvrtcVersion");
+    return a;
+  }();
+  return api;
+}
+
 // Makes `device`'s primary context current (through the runtime, which the
 // rest of the module uses) for the driver calls that follow.
 inline status use_device(int device) {
@@ -64,39 +120,47 @@ inline status use_device(int device) {
 
 rtc_program rtc_compile(const std::string& source, const std::string& name, const std::vector<std::string>& options) {
   rtc_program p;
+  const rtc_detail::nvrtc_api& nv = rtc_detail::nvrtc();
+  if (!nv.missing.empty()) {
+    p.unavailable = nv.missing;
+    return p;
+  }
   nvrtcProgram program = nullptr;
-  if (const nvrtcResult r = nvrtcCreateProgram(&program, source.c_str(), name.c_str(), 0, nullptr, nullptr);
+  if (const nvrtcResult r = nv.create(&program, source.c_str(), name.c_str(), 0, nullptr, nullptr);
       r != NVRTC_SUCCESS) {
-    p.log = std::string("nvrtcCreateProgram: ") + nvrtcGetErrorString(r);
+    p.log = std::string("nvrtcCreateProgram: ") + nv.error_string(r);
     return p;
   }
   std::vector<const char*> opts;
   for (const std::string& o : options) opts.push_back(o.c_str());
-  const nvrtcResult compiled = nvrtcCompileProgram(program, static_cast<int>(opts.size()), opts.data());
+  const nvrtcResult compiled = nv.compile(program, static_cast<int>(opts.size()), opts.data());
   std::size_t log_bytes = 0;
-  if (nvrtcGetProgramLogSize(program, &log_bytes) == NVRTC_SUCCESS && log_bytes > 1) {
+  if (nv.log_size(program, &log_bytes) == NVRTC_SUCCESS && log_bytes > 1) {
     p.log.assign(log_bytes, '\0');
-    nvrtcGetProgramLog(program, p.log.data());
+    nv.log(program, p.log.data());
     p.log.resize(log_bytes - 1);  // the terminating zero
   }
   if (compiled == NVRTC_SUCCESS) {
     std::size_t bytes = 0;
-    if (nvrtcGetCUBINSize(program, &bytes) == NVRTC_SUCCESS && bytes > 0) {
+    if (nv.cubin_size(program, &bytes) == NVRTC_SUCCESS && bytes > 0) {
       p.cubin.assign(bytes, '\0');
-      p.ok = nvrtcGetCUBIN(program, p.cubin.data()) == NVRTC_SUCCESS;
+      p.ok = nv.cubin(program, p.cubin.data()) == NVRTC_SUCCESS;
     }
     if (!p.ok) p.log += "\nno cubin (is the -arch= option a real architecture, sm_XX?)";
   } else if (p.log.empty()) {
-    p.log = nvrtcGetErrorString(compiled);
+    p.log = nv.error_string(compiled);
   }
-  nvrtcDestroyProgram(&program);
+  nv.destroy(&program);
   return p;
 }
 
-int rtc_nvrtc_version() {
+status rtc_nvrtc_version(int& version) {
+  const rtc_detail::nvrtc_api& nv = rtc_detail::nvrtc();
+  if (!nv.missing.empty()) return status(errc::cuda_error, std::string(rtc_detail::fn) + ": " + nv.missing);
   int major = 0, minor = 0;
-  nvrtcVersion(&major, &minor);
-  return major * 1000 + minor * 10;
+  nv.version(&major, &minor);
+  version = major * 1000 + minor * 10;
+  return status::ok();
 }
 
 status rtc_device_arch(int device, int& arch) {
