@@ -53,4 +53,13 @@ struct recurrence_vector_policy : look_back_tuning {
   static constexpr int tile_items = threads * vectors * width;
 };
 
+// One warp a sequence (agent/agent_recurrence_chunks.cuh): a block's
+// threads, a lane's 16-byte vectors of each input per chunk, and from how
+// many sequences an SM (resident warps to hide the loads' latency) the
+// dispatch prefers it to the look-back.
+struct recurrence_chunk_shape {
+  int threads, rows, min_sequences_per_sm;
+};
+constexpr recurrence_chunk_shape recurrence_chunk_shape_for(int /*value_bytes*/) { return {256, 2, 24}; }
+
 }  // namespace streamscan::tuning

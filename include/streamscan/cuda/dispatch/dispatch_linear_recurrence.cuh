@@ -103,10 +103,19 @@ status run_recurrence(const char* fn, void* temp, std::size_t& temp_bytes, const
       // rows kernel, so the statuses sized above fit.
       using policy = tuning::recurrence_vector_policy<static_cast<int>(sizeof(T))>;
       static_assert(policy::tile_items == static_cast<std::int64_t>(rows.threads) * rows.items, "the rows tile");
+      // Many sequences whose rows are whole 16-byte vectors: one warp a sequence, no look-back.
+      constexpr tuning::recurrence_chunk_shape chunks = tuning::recurrence_chunk_shape_for(sizeof(T));
+      const bool by_warps = q.length % policy::width == 0 &&
+                            q.sequences >= std::int64_t{chunks.min_sequences_per_sm} * facts.sm_count;
       const std::int64_t tiles = (p.n + policy::tile_items - 1) / policy::tile_items;
       const maybe<recurrence_pair<S>> none{recurrence_pair<S>{}, false};
       auto launch_io = [&](auto io, const char* name) {
         using io_t = decltype(io);
+        if (by_warps) {
+          constexpr std::int64_t per_block = chunks.threads / 32;
+          return launch(fn, "recurrence_chunks_kernel", recurrence_chunks_kernel<chunks.threads, chunks.rows, io_t>,
+                        (q.sequences + per_block - 1) / per_block, chunks.threads, stream, io, q.sequences, q.length);
+        }
         return launch(fn, name,
                       single_pass_vector_scan_kernel<policy, look_back_kind::decoupled, io_t, recurrence_compose>,
                       tiles, policy::threads, stream, io, p.n, q.backward ? tiles * policy::tile_items - p.n : 0,

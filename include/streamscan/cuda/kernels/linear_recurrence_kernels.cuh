@@ -1,14 +1,16 @@
 // streamscan/cuda/kernels/linear_recurrence_kernels.cuh - the linear
 // recurrence's kernels: one tile a block, its shared memory and its agent
 // (agent/agent_linear_recurrence.cuh). Grad: the gradient pass; Vector: the
-// rows kernel's 16-byte runs. The forward pass of dense rows runs the plain
-// scan's vectorised kernel instead (single_pass_vector_scan_kernel through
-// agent/recurrence_tile_io.cuh).
+// rows kernel's 16-byte runs. Dense rows run the plain scan's vectorised
+// kernel instead (single_pass_vector_scan_kernel through
+// agent/recurrence_tile_io.cuh), or, where sequences are many, one warp a
+// sequence (recurrence_chunks_kernel).
 #pragma once
 
 #include <cstdint>
 
 #include "../agent/agent_linear_recurrence.cuh"
+#include "../agent/agent_recurrence_chunks.cuh"
 #include "../agent/recurrence_tile_io.cuh"
 #include "single_pass_scan_kernel.cuh"
 
@@ -32,6 +34,14 @@ __global__ void __launch_bounds__(Threads)
   using agent = agent_recurrence_lanes<T, Threads, Items, Grad>;
   __shared__ typename agent::temp_storage storage;
   agent{q, groups, steps_tiles, status, counter, storage}.run();
+}
+
+// One warp a sequence (scan order), Threads / 32 sequences a block.
+template <int Threads, int Rows, class IO>
+__global__ void __launch_bounds__(Threads)
+    recurrence_chunks_kernel(IO io, std::int64_t sequences, std::int64_t length) {
+  const std::int64_t seq = static_cast<std::int64_t>(blockIdx.x) * (Threads / 32) + threadIdx.x / 32;
+  if (seq < sequences) agent_recurrence_chunks<Threads, Rows, IO>{io}.run(seq, length);
 }
 
 }  // namespace streamscan::cuda::detail
