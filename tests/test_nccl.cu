@@ -278,16 +278,18 @@ struct compacted_on_rank {
 
 // Compaction across ranks: local order, global offsets and total; then
 // rebalancing gives every rank its slice of the global order, numpy.array_split's
-// (split_begin). Round 2 keeps ranks - 1 elements in all: fewer than the ranks.
+// (split_begin). Round 2 keeps ranks - 1 elements in all: fewer than the ranks;
+// round 3 keeps none. Rounds 1 and 3 compact by flags.
 TEST_F(nccl_test, CompactionPlacementAndRebalance) {
   auto rng = make_rng("nccl.compaction");
   for_each_group([&](group& g) {
     const int ranks = g.size();
-    for (int round = 0; round < 3; ++round) {
+    for (int round = 0; round < 4; ++round) {
       std::vector<std::int64_t> sizes(static_cast<std::size_t>(ranks), 0);
-      if (round < 2) sizes = shard_sizes(ranks, rng, 1'500'000);
+      if (round != 2) sizes = shard_sizes(ranks, rng, 1'500'000);
       else sizes[0] = ranks - 1;
-      const below pred{round == 0 ? -50 : round == 1 ? 40 : 101};  // round 2 keeps all (values lie in [-100, 100])
+      // Values lie in [-100, 100]: round 2 keeps all, round 3 none.
+      const below pred{round == 0 ? -50 : round == 1 ? 40 : round == 2 ? 101 : -101};
       std::vector<std::vector<std::int32_t>> shards(static_cast<std::size_t>(ranks));
       std::vector<std::int32_t> selected;
       std::vector<std::int64_t> counts(static_cast<std::size_t>(ranks), 0);
@@ -311,8 +313,8 @@ TEST_F(nccl_test, CompactionPlacementAndRebalance) {
         device_buffer<std::uint8_t> dflags(static_cast<std::size_t>(n));
         dflags.upload(flags);
         ss::nccl::rank_placement p =
-            round != 1 ? ss::nccl::select_if(in.get(), out.get(), n, n, pred, comm, env.stream)
-                       : ss::nccl::select_flagged(in.get(), dflags.get(), out.get(), n, n, comm, env.stream);
+            round % 2 == 0 ? ss::nccl::select_if(in.get(), out.get(), n, n, pred, comm, env.stream)
+                           : ss::nccl::select_flagged(in.get(), dflags.get(), out.get(), n, n, comm, env.stream);
         placements[env.rank] = p;
         local[env.rank].resize(static_cast<std::size_t>(p.count));
         if (p.count > 0)
@@ -434,6 +436,178 @@ TEST_F(nccl_test, BadArgumentOnOneRankOfScansAndCompactionsWritesNothing) {
         EXPECT_EQ(written[r], "") << "rank " << r << " wrote its " << written[r];
       }
     }
+  });
+}
+
+struct below64 {
+  std::int64_t t;
+  STREAMSCAN_HOST_DEVICE bool operator()(std::int64_t x) const { return x < t; }
+};
+
+// The ranked compaction's local call in every strategy, and the stable one in
+// each kind of kernel (one tile, pipelined, outbox): each runs behind the gate
+// that the ranks' checks open on the device (dispatch_ranked.cuh).
+struct compaction_variant {
+  ss::select_strategy strategy;
+  std::string policy;  // a stable shape by name; "" the default
+  bool ordered;        // hybrid and warp_atomic keep no order
+};
+std::vector<compaction_variant> compaction_variants() {
+  namespace tu = ss::tuning;
+  return {{ss::select_strategy::automatic, "", true},
+          {ss::select_strategy::stable, tu::name(tu::select_shapes[tu::default_partition_shape]), true},
+          {ss::select_strategy::stable, tu::name(tu::select_shapes[tu::default_compaction_shape]), true},
+          {ss::select_strategy::multi_level, "", true},
+          {ss::select_strategy::hybrid, "", false},
+          {ss::select_strategy::warp_atomic, "", false}};
+}
+std::string variant_name(const compaction_variant& v) {
+  return std::string(ss::to_string(v.strategy)) + (v.policy.empty() ? "" : " " + v.policy);
+}
+
+// Every variant, by predicate and by flags, keeping none, some and all of
+// unequal shards (empty ones among them): the placement, each rank's kept
+// elements (in order, or as a set for the unordered strategies) and nothing
+// written past them.
+TEST_F(nccl_test, CompactionInEveryStrategyAndKernelShape) {
+  auto rng = make_rng("nccl.compaction_variants");
+  for_each_group([&](group& g) {
+    const int ranks = g.size();
+    for (const compaction_variant& v : compaction_variants()) {
+      for (int round = 0; round < 6; ++round) {
+        const bool flagged = round % 2 == 1;
+        const below pred{round / 2 == 0 ? -101 : round / 2 == 1 ? 10 : 101};  // none, some, all kept
+        SCOPED_TRACE(variant_name(v) + (flagged ? ", select_flagged" : ", select_if") + ", keeping below " +
+                     std::to_string(pred.t));
+        const std::vector<std::int64_t> sizes = shard_sizes(ranks, rng, 200'000);
+        std::vector<std::vector<std::int32_t>> shards(static_cast<std::size_t>(ranks)), kept(shards);
+        for (int r = 0; r < ranks; ++r)
+          for (std::int64_t i = 0; i < sizes[r]; ++i) {
+            shards[r].push_back(random_value<std::int32_t>(rng));
+            if (pred(shards[r].back())) kept[r].push_back(shards[r].back());
+          }
+        std::vector<ss::nccl::rank_placement> placements(static_cast<std::size_t>(ranks));
+        std::vector<std::vector<std::int32_t>> got(static_cast<std::size_t>(ranks));
+        std::vector<std::string> tail(got.size());
+        expect_all_ok(g.run([&](const rank_env& env, auto comm) {
+          const std::int64_t n = sizes[env.rank];
+          device_buffer<std::int32_t> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+          device_buffer<std::uint8_t> flags(static_cast<std::size_t>(n));
+          in.upload(shards[env.rank]);
+          std::vector<std::uint8_t> f(static_cast<std::size_t>(n));
+          for (std::int64_t i = 0; i < n; ++i) f[i] = pred(shards[env.rank][i]) ? 1 : 0;
+          flags.upload(f);
+          if (n > 0) STREAMSCAN_TEST_CUDA(cudaMemset(out.get(), 0x5A, n * sizeof(std::int32_t)));
+          STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+          const ss::select_options opt{v.strategy, v.policy.empty() ? nullptr : v.policy.c_str()};
+          const ss::nccl::rank_placement p =
+              flagged ? ss::nccl::select_flagged(in.get(), flags.get(), out.get(), n, n, comm, env.stream, opt)
+                      : ss::nccl::select_if(in.get(), out.get(), n, n, pred, comm, env.stream, opt);
+          STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(env.stream));
+          placements[env.rank] = p;
+          std::vector<std::int32_t> all;
+          out.download(all);
+          const std::size_t count = static_cast<std::size_t>(std::clamp<std::int64_t>(p.count, 0, n));
+          got[env.rank].assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(count));
+          for (std::size_t i = count; i < all.size(); ++i)
+            if (all[i] != 0x5A5A5A5A) {
+              tail[env.rank] = "element " + std::to_string(i) + " past the count written";
+              break;
+            }
+        }));
+        std::int64_t offset = 0, total = 0;
+        for (int r = 0; r < ranks; ++r) total += static_cast<std::int64_t>(kept[r].size());
+        for (int r = 0; r < ranks; ++r) {
+          const auto& p = placements[r];
+          const auto count = static_cast<std::int64_t>(kept[r].size());
+          EXPECT_EQ(p.count, count) << "rank " << r;
+          EXPECT_EQ(p.offset, offset) << "rank " << r;
+          EXPECT_EQ(p.total, total) << "rank " << r;
+          EXPECT_TRUE(p.complete) << "rank " << r;
+          ASSERT_EQ(p.offsets.size(), static_cast<std::size_t>(ranks) + 1) << "rank " << r;
+          for (int q = 0; q <= ranks; ++q) {
+            std::int64_t before = 0;
+            for (int k = 0; k < q; ++k) before += static_cast<std::int64_t>(kept[k].size());
+            EXPECT_EQ(p.offsets[q], before) << "rank " << r << ", offsets[" << q << "]";
+          }
+          std::vector<std::int32_t> expected = kept[r], mine = got[r];
+          if (!v.ordered) {
+            std::sort(expected.begin(), expected.end());
+            std::sort(mine.begin(), mine.end());
+          }
+          EXPECT_TRUE(mine == expected) << "rank " << r << ": wrong kept elements";
+          EXPECT_EQ(tail[r], "") << "rank " << r;
+          offset += count;
+        }
+      }
+    }
+  });
+}
+
+// A compaction refused on every rank writes nothing on any, in every variant:
+// a bad argument on one rank, or one rank compacting another element type
+// (there every rank's own checks pass, and only the gate, judged on the
+// device from the gathered records, keeps the others from writing).
+TEST_F(nccl_test, RefusedCompactionWritesNothingInEveryStrategy) {
+  enum class fault { null_out, null_flags, other_type };
+  const struct {
+    fault bad;
+    const char* text;
+  } cases[] = {
+      {fault::null_out, "argument 'out' is a null pointer"},
+      {fault::null_flags, "argument 'flags' is a null pointer"},
+      {fault::other_type, "made another call"},
+  };
+  for_each_group([&](group& g) {
+    const int odd = std::min(1, g.size() - 1);
+    const std::int64_t n = 70'000;
+    for (const compaction_variant& v : compaction_variants())
+      for (const auto& c : cases) {
+        if (c.bad == fault::other_type && g.size() < 2) continue;
+        SCOPED_TRACE(variant_name(v) + ": " + c.text);
+        std::vector<ss::status> got(static_cast<std::size_t>(g.size()));
+        std::vector<std::string> written(got.size());
+        expect_all_ok(g.run([&](const rank_env& env, auto comm) {
+          const bool broken = env.rank == odd;
+          device_buffer<std::int32_t> in(n), out(n);
+          device_buffer<std::int64_t> in64(n), out64(n);
+          device_buffer<std::uint8_t> flags(n);
+          STREAMSCAN_TEST_CUDA(cudaMemset(in.get(), 0, n * sizeof(std::int32_t)));  // every element selected
+          STREAMSCAN_TEST_CUDA(cudaMemset(in64.get(), 0, n * sizeof(std::int64_t)));
+          STREAMSCAN_TEST_CUDA(cudaMemset(flags.get(), 1, n));
+          STREAMSCAN_TEST_CUDA(cudaMemset(out.get(), 0x5A, n * sizeof(std::int32_t)));
+          STREAMSCAN_TEST_CUDA(cudaMemset(out64.get(), 0x5A, n * sizeof(std::int64_t)));
+          STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+          const ss::select_options opt{v.strategy, v.policy.empty() ? nullptr : v.policy.c_str()};
+          ss::nccl::rank_placement placement;
+          placement.count = -7;
+          auto invoke = [&](void* t, std::size_t& b) {
+            if (broken && c.bad == fault::other_type)
+              return ss::nccl::select_if(t, b, in64.get(), out64.get(), n, n, below64{1}, placement, comm, env.stream,
+                                         opt);
+            if (c.bad == fault::null_flags)
+              return ss::nccl::select_flagged(t, b, in.get(), broken ? nullptr : flags.get(), out.get(), n, n,
+                                              placement, comm, env.stream, opt);
+            return ss::nccl::select_if(t, b, in.get(), broken && c.bad == fault::null_out ? nullptr : out.get(), n, n,
+                                       below{1}, placement, comm, env.stream, opt);
+          };
+          got[env.rank] = two_phase_on_rank(env, invoke);
+          std::vector<std::int32_t> after;
+          out.download(after);
+          std::vector<std::int64_t> after64;
+          out64.download(after64);
+          if (after != std::vector<std::int32_t>(n, 0x5A5A5A5A)) written[env.rank] = "output";
+          if (after64 != std::vector<std::int64_t>(n, 0x5A5A5A5A5A5A5A5All)) written[env.rank] = "output";
+          if (placement.count != -7) written[env.rank] = "placement";
+        }));
+        for (int r = 0; r < g.size(); ++r) {
+          EXPECT_EQ(got[r].code(), ss::errc::invalid_argument) << "rank " << r << ": " << got[r].message();
+          EXPECT_NE(got[r].message().find(c.text), std::string::npos) << "rank " << r << ": " << got[r].message();
+          if (r != odd && c.bad != fault::other_type)
+            EXPECT_NE(got[r].message().find("on rank " + std::to_string(odd)), std::string::npos) << got[r].message();
+          EXPECT_EQ(written[r], "") << "rank " << r << " wrote its " << written[r];
+        }
+      }
   });
 }
 

@@ -13,7 +13,9 @@
 //     (dispatch_ranked.cuh); the carries are folded in rank order, so
 //     floating-point results repeat run to run. `out == in` is allowed.
 //   select_if / select_flagged: each rank compacts its shard locally (stable)
-//     and learns where its elements sit globally (rank_placement).
+//     and learns where its elements sit globally (rank_placement). The
+//     ranks' checks are all-gathered and judged on the device, so the host
+//     waits once, after the counts' exchange (dispatch_ranked.cuh).
 //   rebalance: moves compacted elements so that every rank holds an equal
 //     share of the global order, split the way numpy.array_split (and
 //     torch.tensor_split) splits: the first total % size ranks hold one more.
@@ -24,7 +26,8 @@
 //     position. One all-to-all exchange of the keys (dispatch_ranked_sort.cuh).
 //
 // Every call waits for the ranks' exchange (a few microseconds of records)
-// before any rank writes; a bad argument on any rank gives every rank an error
+// before any rank writes (the compactions on the device, the other calls on
+// the host); a bad argument on any rank gives every rank an error
 // naming that rank and argument, and no rank writes its output. A rank that
 // never makes the call cannot be told apart from a slow one: NCCL then waits,
 // as it does for any collective (a simulated group times out).
@@ -116,8 +119,8 @@ template <class InIt, class OutIt, class Pred, class Comm>
     return cuda::detail::ranked_compaction<V>(
         fn, "select_if", temp, temp_bytes, n, capacity,
         [&] { return cuda::detail::compaction_arguments(fn, in, out, n, capacity); },
-        [&](void* t, std::size_t& b, std::int64_t* count) {
-          return cuda::select_if(t, b, in, out, n, capacity, count, pred, stream, opt);
+        [&](void* t, std::size_t& b, std::int64_t* count, const std::uint32_t* gate) {
+          return cuda::detail::gated_select_if(t, b, in, out, n, capacity, count, pred, stream, opt, gate);
         },
         placement, c, stream);
   });
@@ -136,8 +139,8 @@ template <class InIt, class FlagIt, class OutIt, class Comm>
           if (status s = streamscan::detail::validate_array_arg(fn, flags, "flags", n, false); !s) return s;
           return cuda::detail::compaction_arguments(fn, in, out, n, capacity, "flags", flags);
         },
-        [&](void* t, std::size_t& b, std::int64_t* count) {
-          return cuda::select_flagged(t, b, in, flags, out, n, capacity, count, stream, opt);
+        [&](void* t, std::size_t& b, std::int64_t* count, const std::uint32_t* gate) {
+          return cuda::detail::gated_select_flagged(t, b, in, flags, out, n, capacity, count, stream, opt, gate);
         },
         placement, c, stream);
   });

@@ -47,6 +47,29 @@ template <class FlagIt>
 status check_flags(const char* fn, const void* temp, const FlagIt& flags, std::int64_t n) {
   return streamscan::detail::validate_array_arg(fn, flags, "flags", n, temp == nullptr);
 }
+
+// select_if and select_flagged below, with a gate in device memory: where it
+// is shut (0) when the kernels run, they write nothing (util/gate.cuh). The
+// compaction across ranks (dispatch_ranked.cuh) opens it on the device once
+// every rank's checks have arrived.
+template <class InIt, class OutIt, class Pred>
+status gated_select_if(void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n, std::int64_t capacity,
+                       std::int64_t* num_selected, Pred pred, cudaStream_t stream, select_options opt,
+                       const std::uint32_t* gate) {
+  const streamscan::detail::predicate_source<InIt, OutIt, Pred> src{in, out, pred, false};
+  return dispatch_select<select_call::compaction>("streamscan::cuda::select_if", temp, temp_bytes, src, src, in, out, n,
+                                                  capacity, num_selected, stream, opt, gate);
+}
+template <class InIt, class FlagIt, class OutIt>
+status gated_select_flagged(void* temp, std::size_t& temp_bytes, InIt in, FlagIt flags, OutIt out, std::int64_t n,
+                            std::int64_t capacity, std::int64_t* num_selected, cudaStream_t stream,
+                            select_options opt, const std::uint32_t* gate) {
+  const char* fn = "streamscan::cuda::select_flagged";
+  if (status s = check_flags(fn, temp, flags, n); !s) return s;
+  const streamscan::detail::flagged_source<InIt, FlagIt, OutIt, false> src{in, flags, out, false};
+  return dispatch_select<select_call::compaction>(fn, temp, temp_bytes, src, src, in, out, n, capacity, num_selected,
+                                                  stream, opt, gate);
+}
 }  // namespace detail
 
 // Keeps in[i] where pred(in[i]).
@@ -54,9 +77,7 @@ template <class InIt, class OutIt, class Pred>
 [[nodiscard]] status select_if(void* temp, std::size_t& temp_bytes, InIt in, OutIt out, std::int64_t n,
                                std::int64_t capacity, std::int64_t* num_selected, Pred pred,
                                cudaStream_t stream = nullptr, select_options opt = {}) {
-  const streamscan::detail::predicate_source<InIt, OutIt, Pred> src{in, out, pred, false};
-  return detail::dispatch_select<detail::select_call::compaction>("streamscan::cuda::select_if", temp, temp_bytes, src,
-                                                                  src, in, out, n, capacity, num_selected, stream, opt);
+  return detail::gated_select_if(temp, temp_bytes, in, out, n, capacity, num_selected, pred, stream, opt, nullptr);
 }
 
 // Keeps in[i] where flags[i] is true. The one-tile shapes do not read a
@@ -66,11 +87,8 @@ template <class InIt, class FlagIt, class OutIt>
 [[nodiscard]] status select_flagged(void* temp, std::size_t& temp_bytes, InIt in, FlagIt flags, OutIt out,
                                     std::int64_t n, std::int64_t capacity, std::int64_t* num_selected,
                                     cudaStream_t stream = nullptr, select_options opt = {}) {
-  const char* fn = "streamscan::cuda::select_flagged";
-  if (status s = detail::check_flags(fn, temp, flags, n); !s) return s;
-  const streamscan::detail::flagged_source<InIt, FlagIt, OutIt, false> src{in, flags, out, false};
-  return detail::dispatch_select<detail::select_call::compaction>(fn, temp, temp_bytes, src, src, in, out, n, capacity,
-                                                                  num_selected, stream, opt);
+  return detail::gated_select_flagged(temp, temp_bytes, in, flags, out, n, capacity, num_selected, stream, opt,
+                                      nullptr);
 }
 
 // Writes the indices i where flags[i] is true ([Compaction]'s output).

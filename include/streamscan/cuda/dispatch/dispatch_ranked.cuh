@@ -17,11 +17,14 @@
 // argument errors: the call that follows reports them, on every rank. The host reads the records (the call waits
 // for the exchange) before any rank writes its output.
 //
-// Compaction: the ranks first exchange their argument checks (a compaction
-// writes as it goes, so no rank may start before every rank's arguments
-// passed), then each compacts its shard, a second exchange carries the
-// counts, and every rank learns its global offset and the total; no further
-// pass. Rebalancing checks the placement it is given (check_placement below,
+// Compaction: the ranks first all-gather their argument checks (a compaction
+// writes as it goes, so no rank may write before every rank's arguments
+// passed), a one-thread kernel turns them into a gate in device memory, the
+// local compaction runs behind that gate (shut, it writes nothing), and a
+// second all-gather carries the counts. All of it is queued on the stream at
+// once: the host waits once, at the end, for both exchanges' records, and
+// every rank learns its global offset and the total; no further pass.
+// Rebalancing checks the placement it is given (check_placement below,
 // and the same offsets on every rank), then moves the selected elements so
 // that rank r holds global positions [share_begin(r), share_begin(r + 1)):
 // numpy.array_split's split (share_begin below).
@@ -127,18 +130,21 @@ inline status check_ranks(const char* fn, const std::vector<unsigned char>& reco
   return status::ok();
 }
 
-// Gives the exchange a place: the caller's temp when its own checks passed,
-// else stream-ordered scratch, so that a rank with bad arguments still takes
-// part (and the others learn of its error instead of waiting for it).
+// Gives the exchange a place (`bytes`, 0: rank_area::bytes): the caller's
+// temp when its own checks passed, else stream-ordered scratch, so that a rank
+// with bad arguments still takes part (and the others learn of its error
+// instead of waiting for it).
 class rank_area_holder {
  public:
-  rank_area_holder(const char* fn, void* aligned, int ranks, cudaStream_t stream) : stream_(stream) {
+  rank_area_holder(const char* fn, void* aligned, int ranks, cudaStream_t stream, std::size_t bytes = 0)
+      : stream_(stream) {
     if (aligned != nullptr) {
       area_.base = static_cast<unsigned char*>(aligned);
       return;
     }
     void* p = nullptr;
-    if (const cudaError_t e = cudaMallocAsync(&p, rank_area::bytes(ranks), stream); e != cudaSuccess) {
+    if (bytes == 0) bytes = rank_area::bytes(ranks);
+    if (const cudaError_t e = cudaMallocAsync(&p, bytes, stream); e != cudaSuccess) {
       cudaGetLastError();
       status_ = cuda_status(fn, "cudaMallocAsync of the exchange records", e);
       return;
@@ -254,10 +260,35 @@ status compaction_arguments(const char* fn, const InIt& in, const OutIt& out, st
   return check_accessible_args(fn, facts, "in", in, "out", out, more...);
 }
 
+// The compaction's exchange area: this rank's record, every rank's record of
+// the checks exchange, every rank's record of the count exchange (the same
+// head again, rewritten only where the local compaction failed, and the
+// count as its value), then the gate (util/gate.cuh) in a 256-byte slot.
+struct compaction_area {
+  unsigned char* base = nullptr;
+  static std::size_t bytes(int ranks) { return rank_record_bytes * (1 + 2 * static_cast<std::size_t>(ranks)) + 256; }
+  unsigned char* mine() const { return base; }
+  unsigned char* checks() const { return base + rank_record_bytes; }
+  unsigned char* counts(int ranks) const { return checks() + rank_record_bytes * static_cast<std::size_t>(ranks); }
+  std::uint32_t* gate(int ranks) const {
+    return reinterpret_cast<std::uint32_t*>(counts(ranks) + rank_record_bytes * static_cast<std::size_t>(ranks));
+  }
+};
+
 // Compaction across ranks. `checks()` is this rank's argument checks
-// (compaction_arguments); `local(temp, temp_bytes, num_selected)` is this
-// rank's two-phase compaction (its own checks included); `value_type` names
-// the element type for the signature.
+// (compaction_arguments); `local(temp, temp_bytes, num_selected, gate)` is
+// this rank's two-phase compaction (its own checks included) behind a gate
+// in device memory (util/gate.cuh); `value_type` names the element type for
+// the signature.
+//
+// One host wait: the checks' all-gather, the gate kernel, the compaction
+// and the counts' all-gather are queued together, and the host reads both
+// exchanges' records at the end. No rank writes unless every rank's checks
+// passed and every rank made this call: the gate, computed on the device
+// from the same gathered records on every rank, is open on all ranks or on
+// none. A rank whose own checks failed runs no compaction at all. Both
+// all-gathers run on every rank whatever happened, so that the ranks' NCCL
+// calls stay matched.
 template <class Value, class Comm, class Checks, class Local>
 status ranked_compaction(const char* fn, const char* kind, void* temp, std::size_t& temp_bytes, std::int64_t n,
                          std::int64_t capacity, Checks checks, Local local_call, rank_placement& placement,
@@ -266,40 +297,61 @@ status ranked_compaction(const char* fn, const char* kind, void* temp, std::size
   const int me = comm.rank();
   const std::uint64_t signature = call_signature<Value>(kind);
   std::size_t local_bytes = 0;
-  status local = local_call(nullptr, local_bytes, nullptr);
-  const std::size_t required = rank_area::bytes(ranks) + round_up_256(local_bytes) + 255;
+  status local = local_call(nullptr, local_bytes, nullptr, nullptr);
+  const std::size_t area_bytes = compaction_area::bytes(ranks);
+  const std::size_t required = area_bytes + round_up_256(local_bytes) + 255;
   if (temp == nullptr) {  // errors wait for the exchange, so that every rank learns them
     temp_bytes = required;
     return status::ok();
   }
   if (local) local = streamscan::detail::validate_temp_bytes(fn, temp_bytes, required);
   if (local) local = checks();
-  rank_area_holder holder(fn, local ? aligned_256(temp) : nullptr, ranks, stream);
+  rank_area_holder holder(fn, local ? aligned_256(temp) : nullptr, ranks, stream, area_bytes);
   if (!holder.get_status()) return holder.get_status();
-  const rank_area area = holder.area();
-  const auto no_fold = [] { return status::ok(); };
-  std::vector<unsigned char> host;
-  // Every rank's checks, before any rank writes.
-  status exchanged = exchange_records(fn, comm, area, make_rank_head(fn, local, signature, n, capacity, false), 0,
-                                      stream, host, no_fold);
+  const compaction_area area{holder.area().base};
+  const std::size_t all_bytes = rank_record_bytes * static_cast<std::size_t>(ranks);
+
+  // Every rank's checks, gathered on the device.
+  status exchanged = launch(fn, "write_rank_head_kernel", write_rank_head_kernel<rank_head>, 1, 64, stream, area.mine(),
+                            make_rank_head(fn, local, signature, n, capacity, false));
+  if (exchanged) exchanged = comm.all_gather(fn, area.mine(), area.checks(), rank_record_bytes, stream);
+  if (!exchanged) return local ? exchanged : local;
+  // The compaction behind the gate; its count lands in this rank's record.
+  if (local) {
+    local = launch(fn, "open_gate_kernel", open_gate_kernel<rank_head>, 1, 32, stream,
+                   static_cast<const unsigned char*>(area.checks()), ranks, signature, area.gate(ranks));
+    std::size_t b = local_bytes;
+    if (local)
+      local = local_call(area.base + area_bytes, b, rank_value<std::int64_t>(area.mine()),
+                         static_cast<const std::uint32_t*>(area.gate(ranks)));
+    if (!local)  // the others learn it from the counts' records
+      exchanged = launch(fn, "write_rank_head_kernel", write_rank_head_kernel<rank_head>, 1, 64, stream, area.mine(),
+                         make_rank_head(fn, local, signature, n, capacity, false));
+  }
+  // Every rank's count; then both exchanges' records to the host, one wait.
+  if (status s = comm.all_gather(fn, area.mine(), area.counts(ranks), rank_record_bytes, stream); !s && exchanged)
+    exchanged = s;
+  std::vector<unsigned char> host(2 * all_bytes, 0);
+  if (exchanged) {
+    cudaError_t e = cudaMemcpyAsync(host.data(), area.checks(), host.size(), cudaMemcpyDeviceToHost, stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      exchanged = cuda_status(fn, "reading the exchanged records", e);
+    }
+  }
   if (!local) return local;
   if (!exchanged) return exchanged;
-  if (status s = check_ranks(fn, host, ranks, me, signature); !s) return s;
-  // Then the compaction, and every rank's count.
-  std::size_t b = local_bytes;
-  local = local_call(area.base + rank_area::bytes(ranks), b, rank_value<std::int64_t>(area.mine()));
-  exchanged = exchange_records(fn, comm, area,
-                               make_rank_head(fn, local, signature, n, capacity, static_cast<bool>(local)), 0, stream,
-                               host, no_fold);
-  if (!local) return local;
-  if (!exchanged) return exchanged;
-  if (status s = check_ranks(fn, host, ranks, me, signature); !s) return s;
+  const std::vector<unsigned char> checked(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(all_bytes));
+  const std::vector<unsigned char> counted(host.begin() + static_cast<std::ptrdiff_t>(all_bytes), host.end());
+  if (status s = check_ranks(fn, checked, ranks, me, signature); !s) return s;
+  if (status s = check_ranks(fn, counted, ranks, me, signature); !s) return s;
   rank_placement p;
   p.offsets.assign(static_cast<std::size_t>(ranks) + 1, 0);
   for (int r = 0; r < ranks; ++r) {
-    const unsigned char* record = host.data() + static_cast<std::size_t>(r) * rank_record_bytes;
+    const unsigned char* record = counted.data() + static_cast<std::size_t>(r) * rank_record_bytes;
     const std::int64_t count = *rank_value<std::int64_t>(record);
-    if (count > head_of(host, r).capacity) p.complete = false;
+    if (count > head_of(counted, r).capacity) p.complete = false;
     p.offsets[r + 1] = p.offsets[r] + count;
   }
   p.count = p.offsets[me + 1] - p.offsets[me];

@@ -83,11 +83,13 @@ bool aligned_for_bulk_copy(const Source& src) {
 
 // Launches one select_kernel pass over fresh tile status words; a pipelined
 // shape runs pipelined_select_kernel where it can (one persistent block per
-// SM slot it fits), else the default shape.
+// SM slot it fits), else the default shape. A shut `gate` (device memory,
+// util/gate.cuh; null: none) makes the kernel write nothing.
 template <placement P, class C, int Shape, class Source>
 status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std::int64_t capacity,
                           const std::int64_t* rejects_from, std::int64_t* num_selected, unsigned char* temp,
-                          bool in_place, cudaStream_t stream, const device_facts& facts) {
+                          bool in_place, cudaStream_t stream, const device_facts& facts,
+                          const std::uint32_t* gate = nullptr) {
   using policy = tuning::select_policy<Source::vector_width, Shape>;
   const std::int64_t tiles = (n + policy::tile_items - 1) / policy::tile_items;
   // The scans' layout and reset (dispatch_scan.cuh): the counter, then the words.
@@ -111,11 +113,11 @@ status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std
         if (const long long limit = testing::persistent_grid_limit(); limit > 0 && grid > limit) grid = limit;
         return launch_with_shared(fn, "outbox_select_kernel", kernel, grid, shape::threads,
                                   shape::dynamic_shared_bytes, stream, src, n, capacity, num_selected, status_words,
-                                  counter);
+                                  counter, gate);
       }
     }
     return launch_select_pass<P, C, tuning::default_select_shape>(fn, src, n, capacity, rejects_from, num_selected,
-                                                                  temp, in_place, stream, facts);
+                                                                  temp, in_place, stream, facts, gate);
   } else if constexpr (policy::stages > 0) {
     int per_sm = 0;
     if constexpr (pipelined_select_fits<Source>::value) {
@@ -131,15 +133,15 @@ status launch_select_pass(const char* fn, const Source& src, std::int64_t n, std
         const std::int64_t grid = std::min<std::int64_t>(tiles, std::int64_t{facts.sm_count} * per_sm);
         return launch_with_shared(fn, "pipelined_select_kernel", kernel, grid, shape::threads,
                                   shape::dynamic_shared_bytes, stream, src, n, capacity, rejects_from, num_selected,
-                                  status_words, counter);
+                                  status_words, counter, gate);
       }
     }
     return launch_select_pass<P, C, tuning::default_select_shape>(fn, src, n, capacity, rejects_from, num_selected,
-                                                                  temp, in_place, stream, facts);
+                                                                  temp, in_place, stream, facts, gate);
   } else {
     if (status s = reset_status(); !s) return s;
     return launch(fn, "select_kernel", select_kernel<policy, P, Source, C>, tiles, policy::threads, stream, src, n,
-                  capacity, rejects_from, num_selected, status_words, counter, in_place);
+                  capacity, rejects_from, num_selected, status_words, counter, in_place, gate);
   }
 }
 
@@ -208,7 +210,7 @@ template <class C, select_call Call, class Source, class CountSource, class InIt
 status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes, const Source& src,
                              const CountSource& count_src, const InIt& in, const OutIt& out, std::int64_t n,
                              std::int64_t capacity, std::int64_t* num_selected, select_strategy strategy,
-                             const char* policy_name, cudaStream_t stream) {
+                             const char* policy_name, cudaStream_t stream, const std::uint32_t* gate) {
   using paper = tuning::compaction_paper_policy;
   const std::int64_t groups = (n + paper::group_items - 1) / paper::group_items;
   using streamscan::detail::temp_bytes_for;
@@ -255,17 +257,17 @@ status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes
     constexpr int Shape = decltype(shape_constant)::value;
     if constexpr (Call == select_call::partition) {
       return launch_select_pass<placement::reversed_rejects, C, Shape>(fn, src, n, n, nullptr, num_selected, bytes,
-                                                                       false, stream, facts);
+                                                                       false, stream, facts, gate);
     } else if constexpr (Call == select_call::stable) {
       status s = reset(fn, num_selected, sizeof(std::int64_t), stream, "zeroing num_selected (cudaMemsetAsync)");
       if (s) s = launch_count_pass(fn, count_src, n, num_selected, stream, facts);
       if (s)
         s = launch_select_pass<placement::rejects_after, C, Shape>(fn, src, n, n, num_selected, nullptr, bytes, false,
-                                                                   stream, facts);
+                                                                   stream, facts, gate);
       return s;
     } else {
       return launch_select_pass<placement::compact, C, Shape>(fn, src, n, capacity, nullptr, num_selected, bytes,
-                                                              in_place, stream, facts);
+                                                              in_place, stream, facts, gate);
     }
   };
   if constexpr (Call != select_call::compaction) {
@@ -287,7 +289,7 @@ status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes
         if (s)
           s = launch(fn, "multi_level_scatter_kernel", multi_level_scatter_kernel<Source, C>, blocks,
                      paper::threads, stream, src, n, capacity, static_cast<const unsigned*>(pred),
-                     static_cast<const C*>(counter), num_selected);
+                     static_cast<const C*>(counter), num_selected, gate);
         return s;
       }
       default: {  // hybrid, warp_atomic: a global slot counter
@@ -296,12 +298,12 @@ status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes
         if (s && strategy == select_strategy::hybrid) {
           const std::int64_t blocks = (groups * 32 + paper::threads - 1) / paper::threads;
           s = launch(fn, "hybrid_select_kernel", hybrid_select_kernel<Source>, blocks, paper::threads, stream,
-                     src, n, capacity, counter);
+                     src, n, capacity, counter, gate);
         } else if (s) {
           const std::int64_t wanted = (n + paper::threads - 1) / paper::threads;
           const std::int64_t blocks = wanted < (std::int64_t{1} << 30) ? wanted : (std::int64_t{1} << 30);
           s = launch(fn, "warp_atomic_select_kernel", warp_atomic_select_kernel<Source>, blocks,
-                     paper::threads, stream, src, n, capacity, counter);
+                     paper::threads, stream, src, n, capacity, counter, gate);
         }
         if (s)
           if (const cudaError_t e =
@@ -320,10 +322,14 @@ status dispatch_select_sized(const char* fn, void* temp, std::size_t& temp_bytes
 // `in` and `out` are the primary ranges (checked for null, reach, aliasing).
 // `count_src` classifies the same way as `src` for the counting pass of
 // stable calls, reading no more than it needs (split: only the flags).
+// `gate` (device memory; null: none): where it is shut when the kernels run,
+// they write nothing to the outputs nor to num_selected (util/gate.cuh; the
+// compaction across ranks).
 template <select_call Call, class Source, class CountSource, class InIt, class OutIt>
 status dispatch_select(const char* fn, void* temp, std::size_t& temp_bytes, const Source& src,
                        const CountSource& count_src, const InIt& in, const OutIt& out, std::int64_t n,
-                       std::int64_t capacity, std::int64_t* num_selected, cudaStream_t stream, select_options opt) {
+                       std::int64_t capacity, std::int64_t* num_selected, cudaStream_t stream, select_options opt,
+                       const std::uint32_t* gate = nullptr) {
   constexpr select_call call = Call;
   using streamscan::detail::invalid_argument;
   select_strategy strategy = select_strategy::stable;
@@ -347,9 +353,9 @@ status dispatch_select(const char* fn, void* temp, std::size_t& temp_bytes, cons
                                     " cannot run in place (stable compaction can)");
   if (n < (std::int64_t{1} << 32) - 1)
     return dispatch_select_sized<std::uint32_t, Call>(fn, temp, temp_bytes, src, count_src, in, out, n, capacity,
-                                                      num_selected, strategy, opt.policy, stream);
+                                                      num_selected, strategy, opt.policy, stream, gate);
   return dispatch_select_sized<std::uint64_t, Call>(fn, temp, temp_bytes, src, count_src, in, out, n, capacity,
-                                                    num_selected, strategy, opt.policy, stream);
+                                                    num_selected, strategy, opt.policy, stream, gate);
 }
 
 }  // namespace streamscan::cuda::detail

@@ -12,11 +12,15 @@
 //    element per thread, one atomicAdd per warp. NOT order-preserving.
 //
 // They keep the paper's 128 threads per block. Unordered kernels write the
-// selected elements in whatever order the groups reserved their slots.
+// selected elements in whatever order the groups reserved their slots. The
+// kernels that write take an optional gate (util/gate.cuh), not the paper's:
+// shut, they write nothing.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
+
+#include "../util/gate.cuh"
 
 namespace streamscan::cuda::detail {
 
@@ -98,7 +102,8 @@ __global__ void __launch_bounds__(128)
 template <class Source, class C>
 __global__ void __launch_bounds__(128)
     multi_level_scatter_kernel(Source src, std::int64_t n, std::int64_t capacity, const unsigned* pred,
-                               const C* counter, std::int64_t* num_selected) {
+                               const C* counter, std::int64_t* num_selected, const std::uint32_t* gate = nullptr) {
+  if (gate_shut(gate)) return;
   const std::int64_t group = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
   const std::int64_t base = group * 1024;
   if (base >= n) return;
@@ -118,7 +123,9 @@ __global__ void __launch_bounds__(128)
 // while multi_level's counting kernel gains from the same ballots.
 template <class Source>
 __global__ void __launch_bounds__(128)
-    hybrid_select_kernel(Source src, std::int64_t n, std::int64_t capacity, unsigned long long* counter) {
+    hybrid_select_kernel(Source src, std::int64_t n, std::int64_t capacity, unsigned long long* counter,
+                         const std::uint32_t* gate = nullptr) {
+  if (gate_shut(gate)) return;
   const std::int64_t group = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
   const std::int64_t base = group * 1024;
   if (base >= n) return;
@@ -140,7 +147,9 @@ __global__ void __launch_bounds__(128)
 // warp_atomic: one element per thread; the warp's leader reserves its slots.
 template <class Source>
 __global__ void __launch_bounds__(128)
-    warp_atomic_select_kernel(Source src, std::int64_t n, std::int64_t capacity, unsigned long long* counter) {
+    warp_atomic_select_kernel(Source src, std::int64_t n, std::int64_t capacity, unsigned long long* counter,
+                              const std::uint32_t* gate = nullptr) {
+  if (gate_shut(gate)) return;
   const int lane = static_cast<int>(threadIdx.x % 32);
   const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
   for (std::int64_t w = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32 * 32; w < n; w += stride) {

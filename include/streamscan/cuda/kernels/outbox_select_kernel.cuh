@@ -41,6 +41,7 @@
 #include "../agent/tile_prefix.cuh"
 #include "../agent/tile_status.cuh"
 #include "../util/bulk_copy.cuh"
+#include "../util/gate.cuh"
 #include "../util/uninitialized.cuh"
 
 namespace streamscan::cuda::detail {
@@ -92,8 +93,9 @@ struct outbox_agent_policy {
 template <class Policy, class Source, class C>
 __global__ void __launch_bounds__(outbox_shape<Policy, Source>::threads, 1)
     outbox_select_kernel(Source src, std::int64_t n, std::int64_t capacity, std::int64_t* num_selected,
-                         tile_status<C> status, unsigned long long* tile_counter) {
+                         tile_status<C> status, unsigned long long* tile_counter, const std::uint32_t* gate) {
 #if STREAMSCAN_BULK_COPY
+  if (gate_shut(gate)) return;  // util/gate.cuh: nothing written
   using shape = outbox_shape<Policy, Source>;
   using A = typename shape::A;
   using staging = typename shape::staging;

@@ -2,7 +2,8 @@
 // multi-GPU algorithms (dispatch_ranked.cuh): each rank fills one fixed-size
 // record (what it was asked, whether its own checks passed, and its value),
 // the ranks all-gather the records, and each rank folds what the lower ranks
-// hold into its carry, strictly in rank order.
+// hold into its carry, strictly in rank order (a scan), or opens the gate of
+// its local compaction where every rank passed (a compaction).
 #pragma once
 
 #include <cstddef>
@@ -51,6 +52,16 @@ __global__ void write_rank_head_kernel(unsigned char* record, Head head) {
   for (unsigned i = threadIdx.x; i < rank_head_bytes / 4; i += blockDim.x) to[i] = from[i];
 }
 
+// Whether every rank's record is valid, passed its checks and made the call
+// `signature` names (the host's check_ranks says which did not, and why).
+__device__ inline bool ranks_agree(const unsigned char* records, int ranks, std::uint64_t signature) {
+  for (int r = 0; r < ranks; ++r) {
+    const auto* head = reinterpret_cast<const rank_head*>(records + static_cast<std::size_t>(r) * rank_record_bytes);
+    if (head->magic != rank_record_magic || head->code != 0 || head->signature != signature) return false;
+  }
+  return true;
+}
+
 // One thread: *carry <- init (+) value of rank 0 (+) ... (+) value of rank
 // me-1, skipping ranks with no value, in rank order (so a floating-point
 // carry is the same on every run). Left absent where the records disagree or
@@ -59,12 +70,9 @@ template <class A, class Op>
 __global__ void fold_rank_carry_kernel(const unsigned char* records, int ranks, int me, std::uint64_t signature,
                                        maybe<A> init, maybe<A>* carry, Op op) {
   if (threadIdx.x != 0 || blockIdx.x != 0) return;
-  for (int r = 0; r < ranks; ++r) {
-    const auto* head = reinterpret_cast<const rank_head*>(records + static_cast<std::size_t>(r) * rank_record_bytes);
-    if (head->magic != rank_record_magic || head->code != 0 || head->signature != signature) {
-      *carry = maybe<A>{init.value, false};
-      return;
-    }
+  if (!ranks_agree(records, ranks, signature)) {
+    *carry = maybe<A>{init.value, false};
+    return;
   }
   maybe<A> c = init;
   for (int r = 0; r < me; ++r) {
@@ -74,6 +82,17 @@ __global__ void fold_rank_carry_kernel(const unsigned char* records, int ranks, 
     c = {c.present ? op(c.value, v) : v, true};
   }
   *carry = c;
+}
+
+// One thread: *gate <- 1 where every rank's record passed (ranks_agree), else
+// 0, so that the compaction that follows in the stream writes nothing unless
+// every rank may (util/gate.cuh). A template only so that the header can be
+// included by several translation units.
+template <class Head = rank_head>
+__global__ void open_gate_kernel(const unsigned char* records, int ranks, std::uint64_t signature,
+                                 std::uint32_t* gate) {
+  if (threadIdx.x != 0 || blockIdx.x != 0) return;
+  *gate = ranks_agree(records, ranks, signature) ? 1u : 0u;
 }
 
 }  // namespace streamscan::cuda::detail

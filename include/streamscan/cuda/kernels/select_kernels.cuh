@@ -25,6 +25,7 @@
 #include "../agent/tile_prefix.cuh"
 #include "../agent/tile_status.cuh"
 #include "../agent/agent_pipeline.cuh"
+#include "../util/gate.cuh"
 
 namespace streamscan::cuda::detail {
 
@@ -36,10 +37,14 @@ using streamscan::detail::placement;
 // input) fences order every tile's reads before its status word and its
 // writes after its predecessors' status words: a tile writes only at or below
 // its own elements' positions, into tiles that have already read theirs.
+// A shut `gate` (util/gate.cuh) makes every block return before it takes a
+// tile: nothing is written, num_selected neither.
 template <class Policy, placement P, class Source, class C>
 __global__ void __launch_bounds__(Policy::threads)
     select_kernel(Source src, std::int64_t n, std::int64_t capacity, const std::int64_t* rejects_from,
-                  std::int64_t* num_selected, tile_status<C> status, unsigned long long* tile_counter, bool in_place) {
+                  std::int64_t* num_selected, tile_status<C> status, unsigned long long* tile_counter, bool in_place,
+                  const std::uint32_t* gate) {
+  if (gate_shut(gate)) return;
   using agent_t = agent_select<Policy, Source>;
   using prefix_op_t = tile_prefix_op<C, streamscan::plus, look_back_kind::decoupled,
                                      streamscan::is_exactly_associative<streamscan::plus, C>::value, 1,
@@ -192,8 +197,10 @@ struct pipelined_select_program {
 template <class Policy, placement P, class Source, class C>
 __global__ void __launch_bounds__(select_pipeline_shape<Policy, Source>::threads, 1)
     pipelined_select_kernel(Source src, std::int64_t n, std::int64_t capacity, const std::int64_t* rejects_from,
-                            std::int64_t* num_selected, tile_status<C> status, unsigned long long* tile_counter) {
+                            std::int64_t* num_selected, tile_status<C> status, unsigned long long* tile_counter,
+                            const std::uint32_t* gate) {
 #if STREAMSCAN_BULK_COPY
+  if (gate_shut(gate)) return;
   using shape = select_pipeline_shape<Policy, Source>;
   using program = pipelined_select_program<shape, P, Source, C>;
   using agent_t = agent_pipeline<shape, program>;
