@@ -65,20 +65,26 @@ struct segmented_scan_policy : look_back_tuning {
 };
 
 // The scan of structs read field by field (cuda/kernels/zip_scan_kernel.cuh,
-// operators compiled at run time): the default one-tile shape, with fewer
-// loads in flight where a thread's values would pass zip_thread_bytes, and a
-// looser register cap for structs wider than 8 bytes: under the shape's cap a
-// 2x2 matrix of doubles spilled about 1.4 KB a thread and a (float, int64)
-// pair 240 bytes (ptxas -v, sm_90); with these, 92 and 0. Not timed yet.
+// operators compiled at run time): the segmented scan's one-tile default
+// shape, each field read in vectors of up to 16 bytes (Width values of the
+// widest field), with no more loads in flight than keep a thread's values
+// within zip_thread_bytes, and a looser register cap for structs wider than 8
+// bytes. Spills (ptxas -v, sm_90) under the segmented scan's own policy (one
+// vector of the struct's size) and with these: a (float, float) pair 10 -> 0
+// bytes a thread, (float, int64) 240 -> 0, a 2x2 matrix of doubles about
+// 1.4 KB -> 44. Not timed yet.
 inline constexpr int zip_thread_bytes = 128;
-template <class V>
-struct zip_scan_policy : segmented_scan_policy<V> {
-  using base = segmented_scan_policy<V>;
-  static constexpr int vectors_by_bytes = static_cast<int>(zip_thread_bytes / (base::vector_width * sizeof(V)));
-  static constexpr int vectors = vectors_by_bytes < 1 ? 1 : vectors_by_bytes < base::vectors ? vectors_by_bytes : base::vectors;
-  static constexpr int tile_items = base::threads * vectors * base::vector_width;
-  static constexpr int rows = vectors;
-  static constexpr int min_blocks_per_sm = sizeof(V) > 8 ? 4 : base::min_blocks_per_sm;
+template <class V, std::size_t WidestField, int Shape = default_segmented_shape>
+struct zip_scan_policy : look_back_tuning {
+  static constexpr int vector_width = segmented_vector_width(WidestField);
+  static constexpr int threads = segmented_shapes[Shape].threads;
+  static constexpr int most_vectors = vectors_for(segmented_shapes[Shape], vector_width);
+  static constexpr int vectors_by_bytes = static_cast<int>(zip_thread_bytes / (vector_width * sizeof(V)));
+  static constexpr int vectors = vectors_by_bytes < 1             ? 1
+                                 : vectors_by_bytes < most_vectors ? vectors_by_bytes
+                                                                   : most_vectors;
+  static constexpr int tile_items = threads * vectors * vector_width;
+  static constexpr int min_blocks_per_sm = sizeof(V) > 8 ? 4 : threads >= 256 ? 3 : 6;
 };
 
 // Head bits from CSR offsets (mark_segment_heads_kernel): threads a block,

@@ -16,6 +16,7 @@
 // and what to zero before each launch.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "../../detail/segmented_pair.hpp"
@@ -46,15 +47,24 @@ struct zip_scan_plan {
   __host__ __device__ std::size_t reset_bytes(std::int64_t n) const { return status_reset_bytes(status, tiles(n)); }
 };
 
+template <class... T>
+constexpr std::size_t widest_of() {
+  std::size_t w = 0;
+  ((w = sizeof(T) > w ? sizeof(T) : w), ...);
+  return w;
+}
+
 template <class V, class Op, bool Backward, class... Fields>
 struct zip_rows_scan {
-  using policy = tuning::zip_scan_policy<V>;
+  static constexpr std::size_t widest_field = widest_of<typename Fields::type...>();
+  using policy = tuning::zip_scan_policy<V, widest_field>;
   using io_t = zip_rows_tile_io<V, policy::vector_width, Backward, Fields...>;
   using pair = streamscan::detail::seg_pair<V>;
   static constexpr int threads = policy::threads;
   static constexpr int min_blocks_per_sm = policy::min_blocks_per_sm;
   static constexpr std::int64_t tile_items = policy::tile_items;
   static constexpr status_size status = tile_status<pair>::size;
+  static_assert(agent_segmented_scan<policy, io_t, Op>::tile_items == tile_items, "the host's tiles are the agent's");
   static constexpr zip_scan_plan plan{threads, tile_items, status, Backward};
   // The plan as numbers, for a host that reads it from a module compiled at
   // run time: threads, tile items, status layout, status unit, backward.
