@@ -22,10 +22,13 @@
 
 namespace streamscan::cuda::detail {
 
-// One field of the struct V: its type and its member.
-template <class T, class V, T V::*Member>
+// One field of the struct V: its member (of type T), and the type its array
+// stores (Storage: T, or a narrower type the member widens, e.g. a bfloat16
+// array read into a float member and rounded once when written back).
+template <class T, class V, T V::*Member, class Storage = T>
 struct zip_field {
-  using type = T;
+  using type = Storage;
+  using member_type = T;
   __device__ static T& of(V& v) { return v.*Member; }
   __device__ static const T& of(const V& v) { return v.*Member; }
 };
@@ -120,11 +123,14 @@ struct zip_rows_tile_io {
     using T = typename F::type;
     const vector_of<T, Width> raw = load_vector<T, Width>(static_cast<const T*>(p) + e);
 #pragma unroll
-    for (int c = 0; c < Width; ++c) F::of(v[c]) = raw.x[Backward ? Width - 1 - c : c];
+    for (int c = 0; c < Width; ++c)
+      F::of(v[c]) = static_cast<typename F::member_type>(raw.x[Backward ? Width - 1 - c : c]);
   }
   template <std::size_t... I>
   __device__ void load_one_fields(std::int64_t e, V& x, std::index_sequence<I...>) const {
-    ((Fields::of(x) = static_cast<const typename Fields::type*>(in.field[I])[e]), ...);
+    ((Fields::of(x) =
+          static_cast<typename Fields::member_type>(static_cast<const typename Fields::type*>(in.field[I])[e])),
+     ...);
   }
 
   template <std::size_t... I>
@@ -137,12 +143,14 @@ struct zip_rows_tile_io {
     if (p == nullptr) return;  // a field the caller does not keep (the same for the whole call)
     vector_of<T, Width> raw;
 #pragma unroll
-    for (int c = 0; c < Width; ++c) raw.x[Backward ? Width - 1 - c : c] = F::of(v[c]);
+    for (int c = 0; c < Width; ++c) raw.x[Backward ? Width - 1 - c : c] = static_cast<T>(F::of(v[c]));
     store_vector<T, Width>(static_cast<T*>(p) + e, raw);
   }
   template <std::size_t... I>
   __device__ void store_one_fields(std::int64_t e, const V& x, std::index_sequence<I...>) const {
-    ((out.field[I] != nullptr ? void(static_cast<typename Fields::type*>(out.field[I])[e] = Fields::of(x)) : void()),
+    ((out.field[I] != nullptr ? void(static_cast<typename Fields::type*>(out.field[I])[e] =
+                                         static_cast<typename Fields::type>(Fields::of(x)))
+                              : void()),
      ...);
   }
 };
