@@ -62,6 +62,10 @@ class CompileError(ValueError):
 # What the caches did since the process started (tests read it).
 _stats = {"compiled": 0, "disk_hits": 0, "memory_hits": 0}
 _loaded: Dict[Tuple[Any, ...], Any] = {}  # key -> a ctypes function (host) or a module handle (device)
+# What a call looks up first: (where, spec.signature) -> the same, so that a repeated call skips
+# generating the source, finding the compilers and headers and hashing (microseconds a call).
+_known: Dict[Tuple[Any, ...], Any] = {}
+_specs: Dict[Tuple[Any, ...], "_Spec"] = {}
 _lock = threading.Lock()
 
 
@@ -74,6 +78,7 @@ def clear_memory_cache() -> None:
     """Forgets what this process loaded (the disk cache stays): the next call reads the disk cache."""
     with _lock:
         _loaded.clear()
+        _known.clear()
 
 
 def cache_dir() -> Path:
@@ -90,6 +95,7 @@ class _Spec:
     def __init__(self, body: str, names: Sequence[str], dtypes: Sequence[str], scalar: bool):
         self.body, self.names, self.dtypes, self.scalar = body, tuple(names), tuple(dtypes), scalar
         self.ctypes = tuple(CTYPES[d] for d in dtypes)
+        self.signature = (body, self.names, self.dtypes, scalar)  # what the generated sources follow from
 
     def struct_and_operator(self, qualifier: str) -> str:
         """The struct streamscan_value and the operator streamscan_combine, the
@@ -269,6 +275,10 @@ _HOST_FLAGS = ("-std=c++17", "-O2", "-shared", "-fPIC")
 
 def _host_function(spec: _Spec):
     """The host scan (a ctypes function) of the operator: from this process, the disk cache, or compiled."""
+    known = _known.get(("host", spec.signature))
+    if known is not None:
+        _stats["memory_hits"] += 1
+        return known
     source = spec.host_source()
     cxx = _host_compiler()
     key = _key("host", source, cxx, _HOST_FLAGS, sys.platform, VERSION)
@@ -276,6 +286,7 @@ def _host_function(spec: _Spec):
         fn = _loaded.get(key)
         if fn is not None:
             _stats["memory_hits"] += 1
+            _known[("host", spec.signature)] = fn
             return fn
         path = cache_dir() / f"combine-{key}.so"
         if path.exists():
@@ -294,7 +305,7 @@ def _host_function(spec: _Spec):
         fn = ctypes.CDLL(str(path)).streamscan_zip_scan
         fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong, ctypes.c_longlong, ctypes.c_int]
         fn.restype = None
-        _loaded[key] = fn
+        _loaded[key] = _known[("host", spec.signature)] = fn
         return fn
 
 
@@ -331,9 +342,12 @@ def _toolkit_includes(module) -> List[Path]:
                        "CUDA_HOME to the toolkit (looked in: " + ", ".join(str(r) for r in roots) + ")")
 
 
-def _device_module(spec: _Spec, backward: bool, device: int):
-    """The loaded device module (an opaque handle of streamscan._cuda) of the operator for `device`."""
-    module = _core._cuda
+def _device_module(module, spec: _Spec, backward: bool, device: int):
+    """The loaded device module (an opaque handle of `module`, streamscan._cuda) of the operator for `device`."""
+    known = _known.get((device, backward, spec.signature))
+    if known is not None:
+        _stats["memory_hits"] += 1
+        return known
     arch = module.device_arch(device)
     source = spec.device_source(backward)
     include = _package_include()
@@ -346,6 +360,7 @@ def _device_module(spec: _Spec, backward: bool, device: int):
         handle = _loaded.get((key, device))
         if handle is not None:
             _stats["memory_hits"] += 1
+            _known[(device, backward, spec.signature)] = handle
             return handle
         path = cache_dir() / f"combine-{key}-sm_{arch}.cubin"
         if path.exists():
@@ -358,7 +373,7 @@ def _device_module(spec: _Spec, backward: bool, device: int):
             _write_atomic(path, cubin)
             _stats["compiled"] += 1
         handle = module.rtc_load(cubin, device)
-        _loaded[(key, device)] = handle
+        _loaded[(key, device)] = _known[(device, backward, spec.signature)] = handle
         return handle
 
 
@@ -507,7 +522,12 @@ def associative_scan(combine: str, xs: Any, axis: int = -1, reverse: bool = Fals
             raise ValueError(f"xs[{i}]: shape {tuple(a.shape)}, expected xs[0]'s {tuple(first.shape)}")
     shape = tuple(first.shape)
     ax = _core.normalize_axis(axis, None, len(shape))
-    spec = _Spec(combine, field_names, [a.dtype for a in described], scalar)
+    signature = (combine, tuple(field_names), tuple(a.dtype for a in described), scalar)
+    spec = _specs.get(signature)
+    if spec is None:
+        if len(_specs) > 1024:  # operators made on the fly: forget them now and then
+            _specs.clear()
+        spec = _specs[signature] = _Spec(*signature)
     last = len(shape) - 1
     moved = shape[:ax] + shape[ax + 1:] + (shape[ax],)
     length = shape[ax]
@@ -527,8 +547,8 @@ def associative_scan(combine: str, xs: Any, axis: int = -1, reverse: bool = Fals
     outputs = {i: first.lib.new(first, moved, described[i].dtype) for i in kept}
     if rows * length > 0:
         if first.cuda:
-            handle = _device_module(spec, bool(reverse), first.device)
-            module = _core.backend(first)
+            module = _core.backend(first)  # raises where the GPU module is missing
+            handle = _device_module(module, spec, bool(reverse), first.device)
             _core.run(module.rtc_zip_scan, first, None, handle, [a.ptr for a in inputs],
                       [outputs[i].ptr if i in outputs else 0 for i in range(len(inputs))], rows, length,
                       key=(handle, rows, length))
