@@ -356,13 +356,7 @@ void define_rtc(nb::module_& m) {
   m.def("rtc_zip_scan", [](std::uintptr_t handle, const std::vector<std::uintptr_t>& in,
                            const std::vector<std::uintptr_t>& out, std::int64_t rows, std::int64_t length,
                            std::uintptr_t temp, std::size_t temp_bytes, int device, std::uintptr_t stream) {
-    rtc_zip_scan_args a;
-    a.handle = handle;
-    a.in = in;
-    a.out = out;
-    a.rows = rows;
-    a.length = length;
-    return two_phase(&rtc_zip_scan, a, temp, temp_bytes, device, stream);
+    return two_phase(&rtc_zip_scan, rtc_zip_scan_args{handle, in, out, rows, length}, temp, temp_bytes, device, stream);
   });
 }
 #endif
