@@ -77,8 +77,12 @@ TEST(nvrtc, a_broken_operator_names_its_line) {
 
 // The scan of structs read field by field (zip_scan_kernel.cuh), as
 // streamscan.associative_scan generates it: an extern "C" kernel (found
-// without a lowered name), a struct of mixed field types, both directions.
-std::string zip_source(bool backward, const char* body) {
+// without a lowered name), a struct of mixed field types, both directions;
+// with `chunks`, also the one-warp-a-row entry beside it in the same module
+// (zip_rows_chunks, as the generator adds it under
+// STREAMSCAN_ASSOCIATIVE_ROWS=warps).
+std::string zip_source(bool backward, const char* body, bool chunks = false) {
+  const std::string direction = backward ? "true" : "false";
   return std::string(R"(
 #include <streamscan/cuda/kernels/zip_scan_kernel.cuh>
 struct value { float v; long long i; };
@@ -88,7 +92,7 @@ struct first_max {
 )") + body + R"(
   }
 };
-using scan = streamscan::cuda::detail::zip_rows_scan<value, first_max, )" + (backward ? "true" : "false") + R"(,
+using scan = streamscan::cuda::detail::zip_rows_scan<value, first_max, )" + direction + R"(,
     streamscan::cuda::detail::zip_field<float, value, &value::v>,
     streamscan::cuda::detail::zip_field<long long, value, &value::i>>;
 extern "C" __global__ void __launch_bounds__(scan::threads, scan::min_blocks_per_sm)
@@ -97,7 +101,18 @@ extern "C" __global__ void __launch_bounds__(scan::threads, scan::min_blocks_per
   scan::run(in, out, n, length, lead, status, tiles, counter);
 }
 extern "C" __device__ unsigned long long zip_scan_shape[5] = {scan::shape[0], scan::shape[1], scan::shape[2], scan::shape[3], scan::shape[4]};
-)";
+)" + (chunks ? R"(
+using chunks = streamscan::cuda::detail::zip_rows_chunks<value, first_max, )" + direction + R"(,
+    streamscan::cuda::detail::zip_field<float, value, &value::v>,
+    streamscan::cuda::detail::zip_field<long long, value, &value::i>>;
+extern "C" __global__ void __launch_bounds__(chunks::threads)
+    zip_rows_chunks(streamscan::cuda::detail::zip_pointers in, streamscan::cuda::detail::zip_pointers out,
+                    long long rows, long long length) {
+  chunks::run(in, out, rows, length);
+}
+extern "C" __device__ unsigned long long zip_rows_chunks_shape[3] = {chunks::shape[0], chunks::shape[1], chunks::shape[2]};
+)"
+                                                                                                            : "");
 }
 
 TEST(nvrtc, zip_scan_compiles_with_a_user_operator) {
@@ -106,6 +121,16 @@ TEST(nvrtc, zip_scan_compiles_with_a_user_operator) {
     ASSERT_EQ(c.result, NVRTC_SUCCESS) << "backward " << backward << ": " << nvrtcGetErrorString(c.result) << "\n"
                                        << c.log;
     EXPECT_EQ(c.lowered, "zip_scan") << "an extern \"C\" kernel keeps its name";
+    EXPECT_GT(c.cubin_bytes, 0u);
+  }
+}
+
+TEST(nvrtc, zip_rows_chunks_compiles_beside_the_look_back_entry) {
+  for (const bool backward : {false, true}) {
+    const compiled c = compile(zip_source(backward, "return y.v > x.v ? y : x;", true), "zip_rows_chunks");
+    ASSERT_EQ(c.result, NVRTC_SUCCESS) << "backward " << backward << ": " << nvrtcGetErrorString(c.result) << "\n"
+                                       << c.log;
+    EXPECT_EQ(c.lowered, "zip_rows_chunks") << "an extern \"C\" kernel keeps its name";
     EXPECT_GT(c.cubin_bytes, 0u);
   }
 }

@@ -5,7 +5,9 @@
 // non-commutative operator whose integer arithmetic is exact (affine maps mod
 // 2^32), and a struct of mixed field sizes (uint16 sum, int64 max: 16 bytes,
 // one value a vector); rows of lengths around the tile, both directions, a
-// field left unwritten (null output).
+// field left unwritten (null output). The one-warp-a-row entry
+// (zip_rows_chunks) against the same loop: rows of one chunk, several, and a
+// partial last chunk, partial last blocks of warps.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -47,6 +49,13 @@ using affine_scan = cd::zip_rows_scan<affine, affine_then, Backward, cd::zip_fie
 template <bool Backward>
 using sum_max_scan = cd::zip_rows_scan<sum_max, sum_max_op, Backward, cd::zip_field<std::uint16_t, sum_max, &sum_max::s>,
                                        cd::zip_field<std::int64_t, sum_max, &sum_max::m>>;
+template <bool Backward>
+using affine_chunks = cd::zip_rows_chunks<affine, affine_then, Backward, cd::zip_field<std::uint32_t, affine, &affine::a>,
+                                          cd::zip_field<std::uint32_t, affine, &affine::b>>;
+template <bool Backward>
+using sum_max_chunks = cd::zip_rows_chunks<sum_max, sum_max_op, Backward,
+                                           cd::zip_field<std::uint16_t, sum_max, &sum_max::s>,
+                                           cd::zip_field<std::int64_t, sum_max, &sum_max::m>>;
 
 // The entry streamscan.associative_scan generates, as a template.
 template <class Scan>
@@ -70,6 +79,22 @@ void launch(const cd::zip_scan_plan& plan, const cd::zip_pointers& in, const cd:
   STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
 }
 
+// The one-warp-a-row entry, as associative_scan generates it (no temp storage).
+template <class Chunks>
+__global__ void __launch_bounds__(Chunks::threads)
+    zip_chunks_kernel(cd::zip_pointers in, cd::zip_pointers out, std::int64_t rows, std::int64_t length) {
+  Chunks::run(in, out, rows, length);
+}
+
+template <class Chunks>
+void launch_chunks(const cd::zip_pointers& in, const cd::zip_pointers& out, std::int64_t rows, std::int64_t length) {
+  ASSERT_EQ(length % Chunks::plan.width, 0) << "the chunk entry takes rows of whole vectors";
+  zip_chunks_kernel<Chunks><<<static_cast<unsigned>(Chunks::plan.blocks(rows)), Chunks::plan.threads>>>(in, out, rows,
+                                                                                                       length);
+  STREAMSCAN_TEST_CUDA(cudaGetLastError());
+  STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+}
+
 // Each row scanned on its own, from its end where backward.
 template <class V, class Op>
 std::vector<V> oracle(const std::vector<V>& x, std::int64_t rows, std::int64_t length, bool backward, Op op) {
@@ -85,7 +110,7 @@ std::vector<V> oracle(const std::vector<V>& x, std::int64_t rows, std::int64_t l
   return out;
 }
 
-template <bool Backward>
+template <bool Backward, bool Chunks = false>
 void check_affine(std::mt19937_64& rng, std::int64_t rows, std::int64_t length, bool keep_a) {
   using scan = affine_scan<Backward>;
   const std::size_t n = static_cast<std::size_t>(rows * length);
@@ -106,7 +131,8 @@ void check_affine(std::mt19937_64& rng, std::int64_t rows, std::int64_t length, 
   in.field[1] = db.get();
   out.field[0] = keep_a ? oa.get() : nullptr;
   out.field[1] = ob.get();
-  launch<scan>(scan::plan, in, out, rows, length);
+  if constexpr (Chunks) launch_chunks<affine_chunks<Backward>>(in, out, rows, length);
+  else launch<scan>(scan::plan, in, out, rows, length);
   const std::vector<affine> want = oracle(x, rows, length, Backward, affine_then{});
   std::vector<std::uint32_t> ga, gb;
   oa.download(ga);
@@ -116,11 +142,11 @@ void check_affine(std::mt19937_64& rng, std::int64_t rows, std::int64_t length, 
                                 << rows << ", length " << length << ", backward " << Backward;
     ASSERT_EQ(ga[i], keep_a ? want[i].a : 0xdeadbeefu)
         << (keep_a ? "a at " : "a (not kept: must stay unwritten) at ") << i << ", rows " << rows << ", length "
-        << length << ", backward " << Backward;
+        << length << ", backward " << Backward << ", chunks " << Chunks;
   }
 }
 
-template <bool Backward>
+template <bool Backward, bool Chunks = false>
 void check_sum_max(std::mt19937_64& rng, std::int64_t rows, std::int64_t length) {
   using scan = sum_max_scan<Backward>;
   const std::size_t n = static_cast<std::size_t>(rows * length);
@@ -141,7 +167,8 @@ void check_sum_max(std::mt19937_64& rng, std::int64_t rows, std::int64_t length)
   in.field[1] = dm.get();
   out.field[0] = os.get();
   out.field[1] = om.get();
-  launch<scan>(scan::plan, in, out, rows, length);
+  if constexpr (Chunks) launch_chunks<sum_max_chunks<Backward>>(in, out, rows, length);
+  else launch<scan>(scan::plan, in, out, rows, length);
   const std::vector<sum_max> want = oracle(x, rows, length, Backward, sum_max_op{});
   std::vector<std::uint16_t> gs;
   std::vector<std::int64_t> gm;
@@ -149,9 +176,9 @@ void check_sum_max(std::mt19937_64& rng, std::int64_t rows, std::int64_t length)
   om.download(gm);
   for (std::size_t i = 0; i < n; ++i) {
     ASSERT_EQ(gs[i], want[i].s) << "s at " << i << ", rows " << rows << ", length " << length << ", backward "
-                                << Backward;
+                                << Backward << ", chunks " << Chunks;
     ASSERT_EQ(gm[i], want[i].m) << "m at " << i << ", rows " << rows << ", length " << length << ", backward "
-                                << Backward;
+                                << Backward << ", chunks " << Chunks;
   }
 }
 
@@ -197,6 +224,61 @@ TEST(zip_scan_cuda, ManyTilesAndRows) {
   check_affine<false>(rng, 16, 100 * t + 3, true);
   check_affine<true>(rng, 16, 100 * t + 3, true);
   check_affine<false>(rng, 20000, 37, true);
+}
+
+// One warp a row: rows of whole vectors shorter than a chunk, of one chunk,
+// of several with a partial last one; rows that leave the last block's
+// warps partly idle. (The host takes this entry only for lengths that are
+// multiples of the width: zip_chunk_plan::fits.)
+template <class Chunks>
+std::vector<std::int64_t> chunk_lengths() {
+  constexpr std::int64_t w = Chunks::plan.width;
+  constexpr std::int64_t chunk = 32 * w * Chunks::chunk_shape.rows;
+  return {w, 3 * w, chunk - w, chunk, chunk + w, 3 * chunk + 5 * w, 10 * chunk};
+}
+
+TEST(zip_scan_cuda, ChunksAffineBothDirections) {
+  if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no CUDA device";
+  auto rng = streamscan_test::make_rng("zip_chunks_affine");
+  static_assert(affine_chunks<false>::plan.width == affine_scan<false>::policy::vector_width, "the same vectors");
+  for (const std::int64_t length : chunk_lengths<affine_chunks<false>>())
+    for (const std::int64_t rows : {1, 3, 8, 41}) {
+      check_affine<false, true>(rng, rows, length, true);
+      check_affine<true, true>(rng, rows, length, true);
+    }
+  check_affine<false, true>(rng, 5000, 64, true);
+  check_affine<true, true>(rng, 5000, 64, true);
+}
+
+TEST(zip_scan_cuda, ChunksLeaveAnUnkeptFieldUnwritten) {
+  if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no CUDA device";
+  auto rng = streamscan_test::make_rng("zip_chunks_keep");
+  for (const std::int64_t length : chunk_lengths<affine_chunks<false>>()) {
+    check_affine<false, true>(rng, 9, length, false);
+    check_affine<true, true>(rng, 9, length, false);
+  }
+}
+
+TEST(zip_scan_cuda, ChunksMixedFieldSizes) {
+  if (!streamscan_test::gpu_present()) GTEST_SKIP() << "no CUDA device";
+  auto rng = streamscan_test::make_rng("zip_chunks_mixed");
+  static_assert(sum_max_chunks<false>::plan.width == 2, "int64 the widest field: two values a 16-byte vector");
+  for (const std::int64_t length : chunk_lengths<sum_max_chunks<false>>())
+    for (const std::int64_t rows : {1, 10}) {
+      check_sum_max<false, true>(rng, rows, length);
+      check_sum_max<true, true>(rng, rows, length);
+    }
+}
+
+// The host's rule: rows of whole vectors, enough of them an SM.
+TEST(zip_scan_cuda, ChunkPlanRule) {
+  constexpr cd::zip_chunk_plan plan = affine_chunks<false>::plan;
+  EXPECT_EQ(plan.width, 4);
+  EXPECT_TRUE(plan.fits(plan.min_rows_per_sm * 132, 1536, 132));
+  EXPECT_FALSE(plan.fits(plan.min_rows_per_sm * 132 - 1, 1536, 132)) << "too few rows";
+  EXPECT_FALSE(plan.fits(plan.min_rows_per_sm * 132, 1537, 132)) << "a length not a multiple of the width";
+  EXPECT_FALSE(cd::zip_chunk_plan{}.fits(1 << 20, 1024, 1)) << "no chunk kernel in the module";
+  EXPECT_EQ(plan.blocks(9), 2);
 }
 
 }  // namespace

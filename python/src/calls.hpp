@@ -227,7 +227,7 @@ status rtc_load(const std::string& cubin, int device, std::uintptr_t& handle);
 // The scan of zip_scan_kernel.cuh, loaded as `handle`: one input address a
 // field, one output address a field (0: not written), rows x length values
 // each (C order, the scan along the rows). Two-phase: temp == nullptr asks
-// for the bytes.
+// for the bytes (0 where the module's one-warp-a-row entry takes the call).
 struct rtc_zip_scan_args {
   std::uintptr_t handle = 0;
   std::vector<std::uintptr_t> in, out;

@@ -5,7 +5,10 @@
 // use it too) and launches its extern "C" kernel on the caller's stream. The
 // kernel is zip_scan_kernel.cuh's; its launch and temp storage follow from
 // the shape the module reports (zip_scan_plan), reset as the library's own
-// dispatch resets its tiles. Included
+// dispatch resets its tiles. A module may also hold the one-warp-a-row entry
+// (zip_rows_chunks; STREAMSCAN_ASSOCIATIVE_ROWS=warps on the Python side):
+// then a call whose rows its shape's rule takes (zip_chunk_plan::fits, with
+// the device's SM count) launches that instead, with no temp storage. Included
 // by one generated translation unit of the GPU module (python/CMakeLists.txt).
 #pragma once
 
@@ -33,12 +36,19 @@ namespace rtc_detail {
 constexpr const char* fn = "streamscan.associative_scan";
 constexpr const char* kernel_name = "streamscan_zip_scan";
 constexpr const char* shape_name = "streamscan_zip_scan_shape";
+constexpr const char* chunks_name = "streamscan_zip_rows_chunks";  // optional
+constexpr const char* chunks_shape_name = "streamscan_zip_rows_chunks_shape";
 
-// A loaded module: its kernel and the plan its shape gives.
+// A loaded module: its kernel and the plan its shape gives; the chunk
+// kernel where the module has one (else chunks.threads == 0), and the
+// device's SM count its rule needs.
 struct module {
   CUmodule handle = nullptr;
   CUfunction kernel = nullptr;
   streamscan::cuda::detail::zip_scan_plan plan;
+  CUfunction chunks_kernel = nullptr;
+  streamscan::cuda::detail::zip_chunk_plan chunks;
+  int sm_count = 0;
 };
 
 inline status driver_status(const char* what, CUresult r) {
@@ -203,6 +213,33 @@ status rtc_load(const std::string& cubin, int device, std::uintptr_t& handle) {
       m->plan.backward = shape[4] != 0;
     }
   }
+  if (result) {
+    // The one-warp-a-row entry: absent from modules generated without it.
+    const CUresult r = cuModuleGetFunction(&m->chunks_kernel, m->handle, chunks_name);
+    if (r == CUDA_SUCCESS) {
+      CUdeviceptr address = 0;
+      std::size_t bytes = 0;
+      unsigned long long shape[3] = {};
+      if (const CUresult r2 = cuModuleGetGlobal(&address, &bytes, m->handle, chunks_shape_name);
+          r2 != CUDA_SUCCESS || bytes != sizeof shape) {
+        result = driver_status("finding its chunk entry's shape (cuModuleGetGlobal)",
+                               r2 != CUDA_SUCCESS ? r2 : CUDA_ERROR_NOT_FOUND);
+      } else if (const CUresult r3 = cuMemcpyDtoH(shape, address, sizeof shape); r3 != CUDA_SUCCESS) {
+        result = driver_status("reading its chunk entry's shape (cuMemcpyDtoH)", r3);
+      } else if (cudaDeviceGetAttribute(&m->sm_count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+        const cudaError_t e = cudaGetLastError();
+        result = streamscan::cuda::detail::cuda_status(fn, "querying the SM count", e);
+      } else {
+        m->chunks.threads = static_cast<int>(shape[0]);
+        m->chunks.width = static_cast<std::int64_t>(shape[1]);
+        m->chunks.min_rows_per_sm = static_cast<std::int64_t>(shape[2]);
+      }
+    } else if (r != CUDA_ERROR_NOT_FOUND) {
+      result = driver_status("finding its chunk entry (cuModuleGetFunction)", r);
+    } else {
+      m->chunks_kernel = nullptr;
+    }
+  }
   if (previous >= 0) cudaSetDevice(previous);
   if (!result) {
     if (m->handle) cuModuleUnload(m->handle);
@@ -221,6 +258,30 @@ status rtc_zip_scan(const rtc_zip_scan_args& a, void* temp, std::size_t& temp_by
     return streamscan::detail::invalid_argument(fn, "1 to 16 fields, one output address a field");
   if (a.rows < 0 || a.length < 0) return streamscan::detail::invalid_argument(fn, "negative rows or length");
   const std::int64_t n = a.rows * a.length;
+  if (m.chunks_kernel != nullptr && n > 0 && m.chunks.fits(a.rows, a.length, m.sm_count)) {
+    // One warp a row: no temp storage.
+    if (temp == nullptr) {
+      temp_bytes = 0;
+      return status::ok();
+    }
+    const std::int64_t blocks = m.chunks.blocks(a.rows);
+    if (blocks > 0x7fffffff) return streamscan::detail::invalid_argument(fn, "too many rows for one grid");
+    context ctx(l);
+    if (!ctx.state) return ctx.state;
+    cd::zip_pointers in{}, out{};
+    for (std::size_t i = 0; i < fields; ++i) {
+      in.field[i] = reinterpret_cast<void*>(a.in[i]);
+      out.field[i] = reinterpret_cast<void*>(a.out[i]);
+    }
+    long long rows = a.rows, length = a.length;
+    void* args[] = {&in, &out, &rows, &length};
+    if (const CUresult r = cuLaunchKernel(m.chunks_kernel, static_cast<unsigned>(blocks), 1, 1,
+                                          static_cast<unsigned>(m.chunks.threads), 1, 1, 0,
+                                          reinterpret_cast<CUstream>(l.stream), args, nullptr);
+        r != CUDA_SUCCESS)
+      return driver_status("launching the scan, one warp a row (cuLaunchKernel)", r);
+    return status::ok();
+  }
   const cd::zip_scan_plan& plan = m.plan;
   const std::int64_t tiles = plan.tiles(n);
   const std::size_t required = plan.temp_bytes(n);

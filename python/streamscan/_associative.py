@@ -10,6 +10,12 @@ host C++ compiler into a shared library. What was compiled is kept in the
 process and on disk (``$STREAMSCAN_CACHE_DIR``, else ``~/.cache/streamscan``),
 keyed by a hash of the generated source, the compiler and its options, the
 architecture and the package's version.
+
+``STREAMSCAN_ASSOCIATIVE_ROWS=warps`` (opt-in, not yet measured against the
+default): the device module also holds the one-warp-a-row entry
+(``zip_rows_chunks``), which the GPU module launches for calls with many rows
+of whole vectors (``zip_chunk_plan::fits``); other calls keep the look-back
+kernel. The generated source differs, so it is a module of its own in the caches.
 """
 
 from __future__ import annotations
@@ -118,7 +124,7 @@ class _Spec:
                 f"  {qualifier}streamscan_value operator()(const streamscan_value& x, const streamscan_value& y) "
                 f"const {{ {call} }}\n}};\n")
 
-    def device_source(self, backward: bool) -> str:
+    def device_source(self, backward: bool, warps: bool = False) -> str:
         fields = ",\n    ".join(
             f"streamscan::cuda::detail::zip_field<{t}, streamscan_value, &streamscan_value::{n}"
             + (f", {DEVICE_STORAGE[d]}>" if d in DEVICE_STORAGE else ">")
@@ -144,7 +150,8 @@ class _Spec:
             "// The launch's shape (zip_scan_plan), read once by the host.\n"
             "extern \"C\" __device__ unsigned long long streamscan_zip_scan_shape[5] = {\n"
             "    streamscan_scan::shape[0], streamscan_scan::shape[1], streamscan_scan::shape[2],\n"
-            "    streamscan_scan::shape[3], streamscan_scan::shape[4]};\n")
+            "    streamscan_scan::shape[3], streamscan_scan::shape[4]};\n"
+            + (_CHUNKS_ENTRY.format(backward="true" if backward else "false", fields=fields) if warps else ""))
 
     def host_source(self) -> str:
         storage = [HOST_STORAGE.get(d, t) for d, t in zip(self.dtypes, self.ctypes)]
@@ -171,6 +178,35 @@ class _Spec:
             + "      acc = p == 0 ? x : op(acc, x);\n"
             + stores
             + "    }\n  }\n}\n")
+
+
+# The one-warp-a-row entry (STREAMSCAN_ASSOCIATIVE_ROWS=warps), beside the look-back one in the
+# same module; the GPU module finds it by name and launches it where its shape's rule allows.
+_CHUNKS_ENTRY = """// One warp a row (zip_rows_chunks): many rows of whole vectors, no temp storage.
+using streamscan_chunks = streamscan::cuda::detail::zip_rows_chunks<streamscan_value, streamscan_combine, {backward},
+    {fields}>;
+extern "C" __global__ void __launch_bounds__(streamscan_chunks::threads)
+    streamscan_zip_rows_chunks(streamscan::cuda::detail::zip_pointers in, streamscan::cuda::detail::zip_pointers out,
+                               long long rows, long long length) {{
+  streamscan_chunks::run(in, out, rows, length);
+}}
+// Its shape (zip_chunk_plan): threads, width, rows an SM from which to take it.
+extern "C" __device__ unsigned long long streamscan_zip_rows_chunks_shape[3] = {{
+    streamscan_chunks::shape[0], streamscan_chunks::shape[1], streamscan_chunks::shape[2]}};
+"""
+
+ROWS_ENV = "STREAMSCAN_ASSOCIATIVE_ROWS"
+
+
+def _rows_by_warps() -> bool:
+    """Whether STREAMSCAN_ASSOCIATIVE_ROWS asks for the one-warp-a-row entry ("warps"; default off)."""
+    v = os.environ.get(ROWS_ENV, "")
+    if v in ("", "lookback"):
+        return False
+    if v == "warps":
+        return True
+    raise ValueError(f"{ROWS_ENV}={v!r}: expected 'warps' (one warp a row where rows are many) or 'lookback' "
+                     "(the default)")
 
 
 # The host's 16-bit floats: their bits, widened to float exactly and rounded
@@ -342,14 +378,15 @@ def _toolkit_includes(module) -> List[Path]:
                        "CUDA_HOME to the toolkit (looked in: " + ", ".join(str(r) for r in roots) + ")")
 
 
-def _device_module(module, spec: _Spec, backward: bool, device: int):
-    """The loaded device module (an opaque handle of `module`, streamscan._cuda) of the operator for `device`."""
-    known = _known.get((device, backward, spec.signature))
+def _device_module(module, spec: _Spec, backward: bool, device: int, warps: bool = False):
+    """The loaded device module (an opaque handle of `module`, streamscan._cuda) of the operator for `device`;
+    warps: with the one-warp-a-row entry too."""
+    known = _known.get((device, backward, warps, spec.signature))
     if known is not None:
         _stats["memory_hits"] += 1
         return known
     arch = module.device_arch(device)
-    source = spec.device_source(backward)
+    source = spec.device_source(backward, warps)
     include = _package_include()
     options = ["--std=c++17", f"-arch=sm_{arch}", "-default-device", f"-I{include / 'streamscan' / 'nvrtc'}"]
     options += [f"-I{d}" for d in _toolkit_includes(module)] + [f"-I{include}"]
@@ -360,7 +397,7 @@ def _device_module(module, spec: _Spec, backward: bool, device: int):
         handle = _loaded.get((key, device))
         if handle is not None:
             _stats["memory_hits"] += 1
-            _known[(device, backward, spec.signature)] = handle
+            _known[(device, backward, warps, spec.signature)] = handle
             return handle
         path = cache_dir() / f"combine-{key}-sm_{arch}.cubin"
         if path.exists():
@@ -373,7 +410,7 @@ def _device_module(module, spec: _Spec, backward: bool, device: int):
             _write_atomic(path, cubin)
             _stats["compiled"] += 1
         handle = module.rtc_load(cubin, device)
-        _loaded[(key, device)] = _known[(device, backward, spec.signature)] = handle
+        _loaded[(key, device)] = _known[(device, backward, warps, spec.signature)] = handle
         return handle
 
 
@@ -548,7 +585,7 @@ def associative_scan(combine: str, xs: Any, axis: int = -1, reverse: bool = Fals
     if rows * length > 0:
         if first.cuda:
             module = _core.backend(first)  # raises where the GPU module is missing
-            handle = _device_module(module, spec, bool(reverse), first.device)
+            handle = _device_module(module, spec, bool(reverse), first.device, _rows_by_warps())
             _core.run(module.rtc_zip_scan, first, None, handle, [a.ptr for a in inputs],
                       [outputs[i].ptr if i in outputs else 0 for i in range(len(inputs))], rows, length,
                       key=(handle, rows, length))

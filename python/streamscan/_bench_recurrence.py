@@ -6,7 +6,9 @@ in [0, 1) as in trained models, b and dh in [-1, 1). Per (dtype, T), in one
 process, on the same inputs:
 
   forward             streamscan.linear_recurrence(a, b); streamscan.associative_scan
-                      with the pair operator written as source; accelerated_scan.warp.scan
+                      with the pair operator written as source, by default and with
+                      STREAMSCAN_ASSOCIATIVE_ROWS=warps (one warp a row, opt-in until
+                      measured); accelerated_scan.warp.scan
                       and accelerated_scan.scalar.scan (its Triton kernel), each a call
                       on inputs that do not require grad (forward only); torch's
                       compiled associative_scan (up to --lr-torch-max-t)
@@ -43,6 +45,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import math
+import os
 import zlib
 
 import streamscan as ss
@@ -60,6 +63,8 @@ CASE = "linear_recurrence"
 FORWARD, BOTH = "forward", "forward+backward"
 OURS_FWD = "streamscan linear_recurrence"
 OURS_ASSOC = "streamscan associative_scan (pair operator)"
+OURS_ASSOC_WARPS = "streamscan associative_scan (pair operator, one warp a row)"
+ASSOC_ROWS_ENV = "STREAMSCAN_ASSOCIATIVE_ROWS"  # _associative.ROWS_ENV
 OURS_BOTH = "streamscan linear_recurrence (autograd)"
 OURS_CALLS = "streamscan forward + backward calls"
 COPY = "torch copy_ (as many bytes)"
@@ -383,9 +388,20 @@ def rows(torch, timer, peers, lengths=LR_LENGTHS, dtypes=LR_DTYPES, lead=LR_LEAD
             return step, step()
         return make
 
-    def assoc_of(a, b):
+    def assoc_of(a, b, rows=None):
+        """rows: STREAMSCAN_ASSOCIATIVE_ROWS for the call (None: the caller's environment)."""
         def fn(a, b):
-            r = ss.associative_scan(PAIR, (a, b), names=("a", "b"), keep=("b",), axis=-1)
+            before = os.environ.get(ASSOC_ROWS_ENV)
+            if rows is not None:
+                os.environ[ASSOC_ROWS_ENV] = rows
+            try:
+                r = ss.associative_scan(PAIR, (a, b), names=("a", "b"), keep=("b",), axis=-1)
+            finally:
+                if rows is not None:
+                    if before is None:
+                        os.environ.pop(ASSOC_ROWS_ENV, None)
+                    else:
+                        os.environ[ASSOC_ROWS_ENV] = before
             return r[0] if isinstance(r, (tuple, list)) else r
         return forward_of(fn, a, b)
 
@@ -473,12 +489,15 @@ def rows(torch, timer, peers, lengths=LR_LENGTHS, dtypes=LR_DTYPES, lead=LR_LEAD
                     emit(e)
                     entries.append(e)
                 if has_assoc:
-                    ea = measure(pass_, dtype, T, OURS_ASSOC, assoc_of(a, b), nbytes, copies[pass_], data, oracle_ok)
-                    if ea is not None:
-                        compare(ea, peer_ms)
-                        if e is not None:
-                            ea["vs_linear_recurrence"] = round(ea["ms"] / e["ms"], 3)
-                        emit(ea)
+                    # The default kernel, then one warp a row (opt-in: measured here before it becomes a default).
+                    for impl, rows_env in ((OURS_ASSOC, None), (OURS_ASSOC_WARPS, "warps")):
+                        ea = measure(pass_, dtype, T, impl, assoc_of(a, b, rows_env), nbytes, copies[pass_], data,
+                                     oracle_ok)
+                        if ea is not None:
+                            compare(ea, peer_ms)
+                            if e is not None:
+                                ea["vs_linear_recurrence"] = round(ea["ms"] / e["ms"], 3)
+                            emit(ea)
                 elif assoc:
                     failed(pass_, dtype, T, OURS_ASSOC, "streamscan has no associative_scan")
             else:
@@ -583,5 +602,9 @@ def targets(all_rows):
               1.0, "of bound", at_most=True, label=lambda r: SHORT[r["impl"]])
         judge(f"{dtype} associative_scan (pair operator) <= 1.10x linear_recurrence's forward time",
               pick((OURS_ASSOC,), fwd, lambda t: True), "vs_linear_recurrence", 1.10, "x", at_most=True,
+              label=lambda r: "" if str(r.get("check", "")).startswith("ok") else f"({r.get('check')})")
+        judge(f"{dtype} associative_scan, one warp a row (STREAMSCAN_ASSOCIATIVE_ROWS=warps, opt-in) <= 1.10x "
+              "linear_recurrence's forward time",
+              pick((OURS_ASSOC_WARPS,), fwd, lambda t: True), "vs_linear_recurrence", 1.10, "x", at_most=True,
               label=lambda r: "" if str(r.get("check", "")).startswith("ok") else f"({r.get('check')})")
     return out

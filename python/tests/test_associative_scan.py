@@ -252,6 +252,71 @@ def test_batched_rows_along_any_axis(xp, rng, axis, reverse):
                                   err_msg=f"axis {axis}, reverse {reverse}")
 
 
+# --- one warp a row (STREAMSCAN_ASSOCIATIVE_ROWS=warps, opt-in) ---------------------
+
+def sm_count(xp):
+    if xp.name.startswith("cupy"):
+        import cupy
+        return cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["multiProcessorCount"]
+    import torch
+    return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("length", [64, 520])  # within one chunk; several and a partial one (either width)
+def test_one_warp_a_row_when_asked(xp, rng, monkeypatch, dtype, reverse, length):
+    if not xp.gpu:
+        pytest.skip("one warp a row is the GPU's kernel")
+    monkeypatch.setenv(_associative.ROWS_ENV, "warps")
+    from streamscan import _core
+    lead = (3, 8 * sm_count(xp) + 1)  # at least 24 rows an SM: zip_chunk_plan's rule takes them
+    rows = lead[0] * lead[1]
+    a, b = draw_pair(rng, lead + (length,), True, dtype)
+    xa = xp.asarray(a)
+    h = ss.associative_scan(PAIR, (xa, xp.asarray(b)), reverse=reverse, names=("a", "b"), keep="b")
+    assert_recurrence(host(xp, h), a, b, reverse, dtype)
+    # The module holds both entries; the chunk one takes these rows (no temp storage), not few rows or
+    # rows of a length that is not a whole number of vectors (the look-back kernel's temp storage).
+    first = _core.as_array(xa, "xa")
+    module = _core.backend(first)
+    handle = _associative._known[(first.device, reverse, True, (PAIR, ("a", "b"), (dtype, dtype), False))]
+
+    def temp_bytes(r, t):
+        return module.rtc_zip_scan(handle, [0, 0], [0, 0], r, t, 0, 0, first.device, 0)
+    assert temp_bytes(rows, length) == 0
+    assert temp_bytes(5, length) > 0
+    assert temp_bytes(rows, length + 1) > 0
+    # and those other calls still scan right, from the same module
+    for shape in ((5, length), (rows, 37)):
+        a2, b2 = draw_pair(rng, shape, True, dtype)
+        h2 = ss.associative_scan(PAIR, (xp.asarray(a2), xp.asarray(b2)), reverse=reverse, names=("a", "b"),
+                                 keep="b")
+        assert_recurrence(host(xp, h2), a2, b2, reverse, dtype)
+
+
+def test_rows_env_var(monkeypatch):
+    for value, want in (("", False), ("lookback", False), ("warps", True)):
+        monkeypatch.setenv(_associative.ROWS_ENV, value)
+        assert _associative._rows_by_warps() is want
+    monkeypatch.delenv(_associative.ROWS_ENV)
+    assert _associative._rows_by_warps() is False
+    monkeypatch.setenv(_associative.ROWS_ENV, "warp")
+    with pytest.raises(ValueError, match="STREAMSCAN_ASSOCIATIVE_ROWS"):
+        _associative._rows_by_warps()
+
+
+def test_the_warps_source_is_another_module():
+    spec = _associative._Spec(PAIR, ("a", "b"), ("float32", "bfloat16"), False)
+    for backward in (False, True):
+        plain, warps = spec.device_source(backward), spec.device_source(backward, True)
+        assert "streamscan_zip_rows_chunks" not in plain
+        assert warps.startswith(plain) and "zip_rows_chunks<streamscan_value, streamscan_combine, " + \
+            ("true" if backward else "false") in warps
+        assert "__nv_bfloat16>" in warps.split("streamscan_chunks")[1]  # the same fields as the look-back entry
+        # the source is hashed into the cache key: the two never share a cubin
+
+
 def test_non_contiguous_inputs(xp, rng):
     x = rng.integers(-100, 100, (6, 2000), dtype=np.int64)
     arr = xp.asarray(x)[::2, 3:]  # a strided view, offset from the allocation

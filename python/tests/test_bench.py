@@ -3,6 +3,7 @@ optional cuda.compute peer (python -m streamscan.bench needs a GPU; this does no
 
 import json
 import math
+import os
 import types
 
 import numpy as np
@@ -204,6 +205,7 @@ def _recurrence_rows(torch):
 
 def test_recurrence_rows_on_cpu_check_time_and_note_failures():
     torch = pytest.importorskip("torch")
+    rows_env = os.environ.get("STREAMSCAN_ASSOCIATIVE_ROWS")
     lr, rows = _recurrence_rows(torch)
     by = {(r["dtype"], r["T"], r["pass"], r["impl"]): r for r in rows}
     assert {r["case"] for r in rows} == {lr.CASE}
@@ -229,8 +231,10 @@ def test_recurrence_rows_on_cpu_check_time_and_note_failures():
     assert lr.WARP in by[("float32", 33, lr.BOTH, lr.OURS_CALLS)]["peer_ms"]
     if hasattr(bench.ss, "associative_scan"):  # timed against linear_recurrence (bfloat16 fields: float32 state)
         for dtype in ("float32", "bfloat16"):
-            assoc = by[(dtype, 8, lr.FORWARD, lr.OURS_ASSOC)]
-            assert assoc.get("vs_linear_recurrence") == 1.0 and assoc["check"].startswith("ok"), assoc
+            for impl in (lr.OURS_ASSOC, lr.OURS_ASSOC_WARPS):  # the default, and one warp a row (opt-in)
+                assoc = by[(dtype, 8, lr.FORWARD, impl)]
+                assert assoc.get("vs_linear_recurrence") == 1.0 and assoc["check"].startswith("ok"), assoc
+        assert os.environ.get(lr.ASSOC_ROWS_ENV) == rows_env, "the bench left STREAMSCAN_ASSOCIATIVE_ROWS changed"
     json.dumps(rows, allow_nan=False)
 
 

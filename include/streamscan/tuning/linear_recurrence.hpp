@@ -53,7 +53,7 @@ struct recurrence_vector_policy : look_back_tuning {
   static constexpr int tile_items = threads * vectors * width;
 };
 
-// One warp a sequence (agent/agent_recurrence_chunks.cuh): a block's
+// One warp a sequence (agent/agent_row_chunks.cuh): a block's
 // threads, a lane's 16-byte vectors of each input per chunk, and from how
 // many sequences an SM (resident warps to hide the loads' latency) the
 // dispatch prefers it to the look-back.

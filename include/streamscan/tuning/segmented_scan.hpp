@@ -87,6 +87,22 @@ struct zip_scan_policy : look_back_tuning {
   static constexpr int min_blocks_per_sm = sizeof(V) > 8 ? 4 : threads >= 256 ? 3 : 6;
 };
 
+// The same scan with one warp a row (zip_rows_chunks; agent_row_chunks.cuh),
+// for many rows: a block's threads, a lane's vectors (of Width values) per
+// chunk, and from how many rows an SM the host may prefer it to the
+// look-back. The linear recurrence's chunk shape (linear_recurrence.hpp:
+// 256 threads, two 16-byte vectors of each input, 24 sequences an SM), with
+// fewer vectors where a lane's values would pass zip_thread_bytes. Not timed.
+struct zip_chunk_shape {
+  int threads, rows, min_rows_per_sm;
+};
+template <class V, std::size_t WidestField>
+constexpr zip_chunk_shape zip_chunk_shape_for() {
+  constexpr int width = segmented_vector_width(WidestField);
+  constexpr int by_bytes = static_cast<int>(zip_thread_bytes / (width * sizeof(V)));
+  return {256, by_bytes < 1 ? 1 : by_bytes < 2 ? by_bytes : 2, 24};
+}
+
 // Head bits from CSR offsets (mark_segment_heads_kernel): threads a block,
 // consecutive offsets a thread folds into one word, and the words a block
 // owns: the largest power of two from mark_heads_min_words to

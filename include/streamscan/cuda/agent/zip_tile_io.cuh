@@ -11,6 +11,7 @@
 // written. Backward scans read the vector that mirrors the slots and reverse
 // it in registers, as segmented_tile_io.cuh does (the dispatcher cuts
 // backward tiles from the far end, so full tiles stay aligned).
+// zip_rows_chunk_io: the same rows for the one-warp-a-row agent.
 #pragma once
 
 #include <cstdint>
@@ -113,7 +114,7 @@ struct zip_rows_tile_io {
     store_one_fields(element(base + s), x, std::index_sequence_for<Fields...>{});
   }
 
- private:
+ protected:  // zip_rows_chunk_io reads and writes through these
   template <std::size_t... I>
   __device__ void load_fields(std::int64_t e, V (&v)[Width], std::index_sequence<I...>) const {
     (load_field<Fields>(in.field[I], e, v), ...);
@@ -152,6 +153,26 @@ struct zip_rows_tile_io {
                                          static_cast<typename Fields::type>(Fields::of(x)))
                               : void()),
      ...);
+  }
+};
+
+// The same rows for agent_row_chunks.cuh (one warp a row, associative_scan's
+// zip_rows_chunks): whole vectors only, no heads (a warp starts its row with
+// no carry). Rows must be multiples of Width long, so that every vector is
+// aligned and lies inside one row.
+template <class V, int Width, bool Backward, class... Fields>
+struct zip_rows_chunk_io : zip_rows_tile_io<V, Width, Backward, Fields...> {
+  using base_t = zip_rows_tile_io<V, Width, Backward, Fields...>;
+  struct vector_meta {};
+
+  __device__ zip_rows_chunk_io(const zip_pointers& in, const zip_pointers& out, std::int64_t n, std::int64_t length)
+      : base_t{in, out, n, length, 0} {}
+
+  __device__ void load(std::int64_t base, int s0, V (&v)[Width], vector_meta&) const {
+    this->load_fields(this->first_element(base + s0), v, std::index_sequence_for<Fields...>{});
+  }
+  __device__ void store(std::int64_t base, int s0, const V (&v)[Width], const vector_meta&) const {
+    this->store_fields(this->first_element(base + s0), v, std::index_sequence_for<Fields...>{});
   }
 };
 

@@ -10,8 +10,9 @@
 #include <cstdint>
 
 #include "../agent/agent_linear_recurrence.cuh"
-#include "../agent/agent_recurrence_chunks.cuh"
+#include "../agent/agent_row_chunks.cuh"
 #include "../agent/recurrence_tile_io.cuh"
+#include "../thread/thread_linear_recurrence.cuh"
 #include "single_pass_scan_kernel.cuh"
 
 namespace streamscan::cuda::detail {
@@ -36,12 +37,13 @@ __global__ void __launch_bounds__(Threads)
   agent{q, groups, steps_tiles, status, counter, storage}.run();
 }
 
-// One warp a sequence (scan order), Threads / 32 sequences a block.
+// One warp a sequence (scan order, agent_row_chunks.cuh), Threads / 32
+// sequences a block.
 template <int Threads, int Rows, class IO>
 __global__ void __launch_bounds__(Threads)
     recurrence_chunks_kernel(IO io, std::int64_t sequences, std::int64_t length) {
   const std::int64_t seq = static_cast<std::int64_t>(blockIdx.x) * (Threads / 32) + threadIdx.x / 32;
-  if (seq < sequences) agent_recurrence_chunks<Threads, Rows, IO>{io}.run(seq, length);
+  if (seq < sequences) agent_row_chunks<Threads, Rows, IO, recurrence_compose>{io}.run(seq, length);
 }
 
 }  // namespace streamscan::cuda::detail

@@ -14,6 +14,12 @@
 //
 // zip_scan_plan turns that shape into the launch: grid, lead, temp bytes,
 // and what to zero before each launch.
+//
+// zip_rows_chunks (same template parameters): the same scan with one warp a
+// row (agent_row_chunks.cuh), for many rows whose length is a multiple of its
+// `width` (every vector aligned and inside its row): no temp storage, no tile
+// statuses. Its `shape` tells the host the block's threads, the width, and
+// from how many rows an SM to prefer it (zip_chunk_plan).
 #pragma once
 
 #include <cstddef>
@@ -21,6 +27,7 @@
 
 #include "../../detail/segmented_pair.hpp"
 #include "../../tuning/segmented_scan.hpp"
+#include "../agent/agent_row_chunks.cuh"
 #include "../agent/segmented_tile_status.cuh"
 #include "../agent/tile_id.cuh"
 #include "../agent/tile_status.cuh"
@@ -45,6 +52,23 @@ struct zip_scan_plan {
     return tile_counter_bytes + status_bytes(status, tiles(n));
   }
   __host__ __device__ std::size_t reset_bytes(std::int64_t n) const { return status_reset_bytes(status, tiles(n)); }
+};
+
+// A launch of zip_rows_chunks's kernel over rows x length: one warp a row,
+// threads / 32 rows a block; taken where rows are many (min_rows_per_sm an
+// SM) and whole vectors (length a multiple of width).
+struct zip_chunk_plan {
+  int threads = 0;  // a block; 0: the module has no chunk kernel
+  std::int64_t width = 1;
+  std::int64_t min_rows_per_sm = 0;
+
+  __host__ __device__ bool fits(std::int64_t rows, std::int64_t length, int sm_count) const {
+    return threads > 0 && length % width == 0 && rows >= min_rows_per_sm * sm_count;
+  }
+  __host__ __device__ std::int64_t blocks(std::int64_t rows) const {
+    const std::int64_t per_block = threads / 32;
+    return (rows + per_block - 1) / per_block;
+  }
 };
 
 template <class... T>
@@ -80,6 +104,30 @@ struct zip_rows_scan {
     Op op{};
     segmented_scan_tile<policy>(io, n, lead, tile_status<pair>(status_words, tiles), tile_counter,
                                 maybe<pair>{pair{}, false}, scan_mode::inclusive, op);
+  }
+};
+
+template <class V, class Op, bool Backward, class... Fields>
+struct zip_rows_chunks {
+  static constexpr std::size_t widest_field = widest_of<typename Fields::type...>();
+  static constexpr int width = tuning::segmented_vector_width(widest_field);  // zip_rows_scan's vectors
+  static constexpr tuning::zip_chunk_shape chunk_shape = tuning::zip_chunk_shape_for<V, widest_field>();
+  using io_t = zip_rows_chunk_io<V, width, Backward, Fields...>;
+  static constexpr int threads = chunk_shape.threads;
+  static_assert(threads % 32 == 0, "whole warps, one a row");
+  static constexpr zip_chunk_plan plan{threads, width, chunk_shape.min_rows_per_sm};
+  // The plan as numbers, for a host that reads it from a module compiled at
+  // run time: threads, width, rows an SM from which to prefer it.
+  static constexpr unsigned long long shape[3] = {static_cast<unsigned long long>(threads),
+                                                  static_cast<unsigned long long>(width),
+                                                  static_cast<unsigned long long>(chunk_shape.min_rows_per_sm)};
+
+  // Grid: plan.blocks(rows), plan.threads a block. length: a multiple of width.
+  __device__ static void run(const zip_pointers& in, const zip_pointers& out, std::int64_t rows, std::int64_t length) {
+    const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * (threads / 32) + threadIdx.x / 32;
+    if (row >= rows) return;  // the whole warp
+    const io_t io{in, out, rows * length, length};
+    agent_row_chunks<threads, chunk_shape.rows, io_t, Op>{io}.run(row, length);
   }
 };
 
