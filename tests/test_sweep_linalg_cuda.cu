@@ -462,6 +462,7 @@ constexpr tri_run tri_runs[] = {
     {"thomas_pcr", ss::tridiagonal_strategy::thomas_pcr, false},
     {"partitioned", ss::tridiagonal_strategy::partitioned, false},
     {"thomas", ss::tridiagonal_strategy::thomas, false},
+    {"warp_pcr", ss::tridiagonal_strategy::warp_pcr, false},
     {"automatic checked", ss::tridiagonal_strategy::automatic, true}};
 
 bool one_block(ss::tridiagonal_strategy s) {

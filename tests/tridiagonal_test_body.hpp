@@ -29,6 +29,7 @@
 
 #include <streamscan/status.hpp>
 #include <streamscan/tridiagonal.hpp>
+#include <streamscan/tuning/tridiagonal.hpp>
 
 #include "common/backend_fixture.hpp"
 #include "common/random.hpp"
@@ -87,6 +88,57 @@ void check_tridiagonal_sizes() {
                                    (opt.checked ? " checked" : "") +
                                    (form == tridiagonal_form::convenience ? " convenience" : ""));
       }
+    }
+  }
+}
+
+// warp_pcr (a warp a system, several a block) at the sizes where a lane's rows
+// change (32, 64) and past its longest (which falls back), with a batch that
+// leaves the last block partly empty; both layouts, one and two right-hand
+// sides (the second right-hand side's systems continue the warp numbering).
+template <class Backend, class T>
+void check_tridiagonal_warp_systems() {
+  using L = streamscan::tridiagonal_layout;
+  auto rng = make_rng(std::string("tridiagonal.warp.") + Backend::name + typeid(T).name());
+  const std::int64_t per_block = streamscan::tuning::tridiagonal_shape_for(sizeof(T)).warp_block_threads / 32;
+  const std::int64_t batch = 5 * per_block + 3;
+  for (const std::int64_t n : {1, 2, 31, 32, 33, 63, 64, 65})
+    for (const L layout : {L::strided, L::interleaved})
+      for (const std::int64_t rhs : {1, 2}) {
+        const auto a = random_tridiagonal<T>(rng, n, batch, layout, layout == L::strided ? 3 : 0, rhs, 5);
+        const auto b = random_rhs(rng, a);
+        streamscan::tridiagonal_options opt;
+        opt.strategy = streamscan::tridiagonal_strategy::warp_pcr;
+        opt.checked = Backend::gpu && rhs == 2;
+        run_and_check<Backend>(a, b, opt, tridiagonal_form::two_phase, n == 33,
+                               std::string(Backend::name) + " warp_pcr n " + std::to_string(n) + " batch " +
+                                   std::to_string(batch) + " rhs " + std::to_string(rhs) + " " +
+                                   streamscan::to_string(layout) + (opt.checked ? " checked" : ""));
+      }
+  // A zero pivot in a system of the second block: reported as the block
+  // solver reports it (checked: an error naming it; else options.zero_pivot_at).
+  if (!Backend::gpu) return;
+  auto singular = random_tridiagonal<T>(rng, 40, batch, L::strided);
+  const std::int64_t bad_system = per_block + 2;
+  for (std::int64_t i = 0; i < singular.shape.n; ++i) {
+    const auto at = static_cast<std::size_t>(singular.matrix_at(bad_system, i));
+    singular.lower[at] = singular.diagonal[at] = singular.upper[at] = T(0);
+  }
+  const auto b = random_rhs(rng, singular);
+  streamscan::tridiagonal_options opt;
+  opt.strategy = streamscan::tridiagonal_strategy::warp_pcr;
+  for (const bool checked : {true, false}) {
+    opt.checked = checked;
+    std::vector<T> x(b.size(), poison_value<T>());
+    std::int64_t at = -5;
+    const streamscan::status s = Backend::run_tridiagonal(singular, b, x, opt, tridiagonal_form::two_phase,
+                                                          tridiagonal_null::none, false, checked ? nullptr : &at);
+    if (checked) {
+      EXPECT_EQ(s.code(), streamscan::errc::zero_pivot) << s.message();
+      EXPECT_NE(s.message().find("in system " + std::to_string(bad_system)), std::string::npos) << s.message();
+    } else {
+      EXPECT_TRUE(s.is_ok()) << s.message();
+      EXPECT_EQ(at, bad_system);
     }
   }
 }
@@ -298,6 +350,7 @@ void check_tridiagonal_overlaps() {
   TYPED_TEST(Suite, batches_and_right_hand_sides) {                                                          \
     streamscan_test::check_tridiagonal_batches<Backend, TypeParam>();                                        \
   }                                                                                                          \
+  TYPED_TEST(Suite, warp_systems) { streamscan_test::check_tridiagonal_warp_systems<Backend, TypeParam>(); }   \
   TYPED_TEST(Suite, bad_input) { streamscan_test::check_tridiagonal_errors<Backend, TypeParam>(); }          \
   TYPED_TEST(Suite, overlapping_arguments) {                                                                 \
     streamscan_test::check_tridiagonal_overlaps<Backend, TypeParam>();                                       \

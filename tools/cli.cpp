@@ -34,7 +34,7 @@ const std::vector<std::string>& bench_algorithms() {
     for (const char* sort : {"onesweep", "double_buffer", "split", "quicksort"}) names.push_back(sort);
     for (const char* spmv : {"cusparse", "row_groups", "merge_path", "segmented_scan"}) names.push_back(spmv);
     for (const char* tri : {"thomas_pcr", "hybrid", "cyclic_reduction", "parallel_cyclic_reduction", "partitioned",
-                            "thomas"})
+                            "thomas", "warp_pcr"})
       names.push_back(tri);
     return names;
   }();
@@ -354,7 +354,7 @@ std::string help_text(const std::string& topic) {
            "                     quicksort (split and quicksort only up to 2^24 unless named here);\n"
            "                     spmv: memcpy,cusparse,automatic,row_groups,merge_path,segmented_scan;\n"
            "                     tridiagonal: memcpy,cusparse,automatic,thomas_pcr,hybrid,cyclic_reduction,\n"
-           "                     parallel_cyclic_reduction,partitioned,thomas;\n"
+           "                     parallel_cyclic_reduction,partitioned,thomas,warp_pcr (n <= 64);\n"
            "                     default all but transform_input (scan, named only: the default\n"
            "                     strategy reading a transform_iterator over the input, in its\n"
            "                     vectorised kernel and, for comparison, in the general one)\n"

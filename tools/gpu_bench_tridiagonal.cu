@@ -206,12 +206,13 @@ void bench_shape(const bench_options& o, const tridiagonal_shape_case& sh, strea
   using S = ss::tridiagonal_strategy;
   constexpr auto shape = ss::tuning::tridiagonal_shape_for(sizeof(T));
   for (const S strategy : {S::automatic, S::thomas_pcr, S::hybrid, S::cyclic_reduction, S::parallel_cyclic_reduction,
-                           S::partitioned, S::thomas}) {
+                           S::partitioned, S::thomas, S::warp_pcr}) {
     const bool whole_block = strategy == S::hybrid || strategy == S::cyclic_reduction ||
                              strategy == S::parallel_cyclic_reduction || strategy == S::thomas_pcr;
     if (whole_block && n > shape.max_block_rows) continue;
     if (strategy == S::partitioned && n <= shape.chunk_rows) continue;  // it would run hybrid
     if (strategy == S::thomas && batch < 1024) continue;                 // too few threads to be worth the wait
+    if (strategy == S::warp_pcr && n > shape.warp_max_rows) continue;    // it would run automatic's pick
     if (interleaved && (strategy == S::cyclic_reduction || strategy == S::parallel_cyclic_reduction)) continue;
     const std::string name = std::string("tridiagonal ") + ss::to_string(strategy);
     if (!wants(ss::to_string(strategy))) continue;

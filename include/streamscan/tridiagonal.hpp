@@ -53,6 +53,10 @@
 //     chunk is solved again with its separators known.
 //   thomas: a thread per system and right-hand side, the Thomas algorithm,
 //     with one value per equation of temp storage.
+//   warp_pcr: a warp per system and right-hand side, several a block,
+//     parallel cyclic reduction in registers (the same arithmetic as hybrid's
+//     PCR at these sizes), for systems of up to warp_max_rows (64) rows;
+//     longer systems run what automatic picks. Opt-in until measured.
 // Strategies that keep a whole system in one block take systems up to
 // max_block_rows rows; larger ones are refused (shapes: tuning/tridiagonal.hpp).
 #pragma once
@@ -71,6 +75,7 @@ enum class tridiagonal_strategy {
   thomas_pcr,
   partitioned,
   thomas,
+  warp_pcr,
 };
 
 inline const char* to_string(tridiagonal_strategy s) noexcept {
@@ -82,6 +87,7 @@ inline const char* to_string(tridiagonal_strategy s) noexcept {
     case tridiagonal_strategy::thomas_pcr: return "thomas_pcr";
     case tridiagonal_strategy::partitioned: return "partitioned";
     case tridiagonal_strategy::thomas: return "thomas";
+    case tridiagonal_strategy::warp_pcr: return "warp_pcr";
   }
   return "unknown";
 }

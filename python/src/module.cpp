@@ -371,7 +371,7 @@ void define_module(nb::module_& m) {
     if (family == "select") return names_of<select_strategy>(5);
     if (family == "sort") return names_of<sort_strategy>(3);
     if (family == "spmv") return names_of<spmv_strategy>(4);
-    if (family == "tridiagonal") return names_of<tridiagonal_strategy>(7);
+    if (family == "tridiagonal") return names_of<tridiagonal_strategy>(8);
     raise(PyExc_ValueError, "family: one of scan, select, sort, spmv, tridiagonal");
   });
   m.def("scan_supported", [](int in, int acc, int op, bool segmented) {

@@ -141,7 +141,7 @@ std::string tridiagonal_mismatch(const host_tridiagonal<T>& a, const std::vector
 inline std::vector<streamscan::tridiagonal_strategy> tridiagonal_strategies(std::int64_t n, bool gpu) {
   using S = streamscan::tridiagonal_strategy;
   if (!gpu) return {S::automatic, S::cyclic_reduction};
-  std::vector<S> v = {S::automatic, S::partitioned, S::thomas};
+  std::vector<S> v = {S::automatic, S::partitioned, S::thomas, S::warp_pcr};
   if (n <= 2048) v.insert(v.end(), {S::cyclic_reduction, S::parallel_cyclic_reduction, S::hybrid, S::thomas_pcr});
   return v;
 }

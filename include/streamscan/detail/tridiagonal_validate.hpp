@@ -62,7 +62,8 @@ status validate_tridiagonal(const char* fn, const tridiagonal_view<T>& a, const 
     case tridiagonal_strategy::hybrid:
     case tridiagonal_strategy::thomas_pcr:
     case tridiagonal_strategy::partitioned:
-    case tridiagonal_strategy::thomas: break;
+    case tridiagonal_strategy::thomas:
+    case tridiagonal_strategy::warp_pcr: break;
     default: return bad("argument 'options.strategy' is not a strategy this build knows");
   }
   constexpr tuning::tridiagonal_shape shape = tuning::tridiagonal_shape_for(sizeof(T));

@@ -7,6 +7,10 @@
 // of up to pcr_rows rows for parallel cyclic reduction. A block has fewer
 // threads than rows: every level past the first leaves most of them idle, and
 // small blocks let more systems share a multiprocessor.
+//
+// warp_pcr (opt-in until measured against hybrid and cuSPARSE): systems of at
+// most warp_max_rows rows, one warp each, warp_block_threads / 32 systems a
+// block, no shared memory (cuda/warp/warp_tridiagonal.cuh).
 #pragma once
 
 #include <cstdint>
@@ -23,9 +27,14 @@ struct tridiagonal_shape {
   bool automatic_thomas_pcr;  // automatic (and partitioned chunks) take thomas_pcr rather than hybrid
   std::int64_t thomas_min_systems;  // automatic, interleaved: a thread per system from this many on,
   std::int64_t thomas_max_rows;     // for systems of at most this many rows
+  int warp_max_rows;        // warp_pcr: longest system a warp solves (32 or 64: rows a lane, 1 or 2)
+  int warp_block_threads;   // warp_pcr: threads of a block, a warp a system
+  bool automatic_warp_pcr;  // automatic takes warp_pcr up to warp_max_rows (where it would take hybrid)
 };
 
-constexpr tridiagonal_shape tridiagonal_shape_for(int /*value_bytes*/) { return {2048, 1024, 64, 128, 8, 8, false, 8192, 128}; }
+constexpr tridiagonal_shape tridiagonal_shape_for(int /*value_bytes*/) {
+  return {2048, 1024, 64, 128, 8, 8, false, 8192, 128, 64, 256, false};
+}
 
 // Threads of a block for a padded system of `rows` rows.
 constexpr int tridiagonal_threads(const tridiagonal_shape& s, std::int64_t rows) {

@@ -38,13 +38,18 @@ __global__ void tridiagonal_copy_kernel(tridiagonal_problem<T> from, std::int64_
 inline tridiagonal_strategy resolve_tridiagonal_strategy(tridiagonal_strategy asked, std::int64_t n,
                                                          std::int64_t systems, bool interleaved,
                                                          const tuning::tridiagonal_shape& shape) {
+  // warp_pcr: a lane holds at most two rows.
+  const std::int64_t warp_rows = shape.warp_max_rows < 64 ? shape.warp_max_rows : 64;
   if (asked == tridiagonal_strategy::automatic) {
     if (interleaved && systems >= shape.thomas_min_systems && n <= shape.thomas_max_rows)
       return tridiagonal_strategy::thomas;
+    if (shape.automatic_warp_pcr && n <= warp_rows) return tridiagonal_strategy::warp_pcr;
     return n > shape.max_block_rows   ? tridiagonal_strategy::partitioned
            : shape.automatic_thomas_pcr ? tridiagonal_strategy::thomas_pcr
                                         : tridiagonal_strategy::hybrid;
   }
+  if (asked == tridiagonal_strategy::warp_pcr && n > warp_rows)
+    return resolve_tridiagonal_strategy(tridiagonal_strategy::automatic, n, systems, interleaved, shape);
   if (asked == tridiagonal_strategy::partitioned && n <= shape.chunk_rows)
     return resolve_tridiagonal_strategy(tridiagonal_strategy::automatic, n, systems, false, shape);
   return asked;
@@ -108,6 +113,20 @@ status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, 
     if (temp == nullptr) return status::ok();
     return launch(fn, "tridiagonal_thomas_kernel", tridiagonal_thomas_kernel<T>, grid_for(systems, 1 << 20), 256,
                   stream, p, systems, factors, fail);
+  }
+  if (strategy == tridiagonal_strategy::warp_pcr) {
+    // The kernel's launch bound is the compiled shape's block.
+    constexpr int threads = tuning::tridiagonal_shape_for(sizeof(T)).warp_block_threads;
+    static_assert(threads % 32 == 0, "a warp a system");
+    if (temp == nullptr) return status::ok();
+    const std::int64_t padded = tuning::tridiagonal_padded_rows(p.n), per_block = threads / 32;
+    const std::int64_t blocks = (systems + per_block - 1) / per_block;
+    const std::int64_t grid = blocks < (std::int64_t{1} << 24) ? blocks : (std::int64_t{1} << 24);
+    if (padded > 32)
+      return launch(fn, "tridiagonal_warp_kernel", tridiagonal_warp_kernel<T, 2>, grid, threads, stream, p, systems,
+                    static_cast<int>(padded), fail);
+    return launch(fn, "tridiagonal_warp_kernel", tridiagonal_warp_kernel<T, 1>, grid, threads, stream, p, systems,
+                  static_cast<int>(padded), fail);
   }
   if (strategy != tridiagonal_strategy::partitioned) {
     if (temp == nullptr) return status::ok();

@@ -12,6 +12,7 @@
 #include "../agent/agent_tridiagonal.cuh"
 #include "../block/block_tridiagonal.cuh"
 #include "../thread/thread_tridiagonal.cuh"
+#include "../warp/warp_tridiagonal.cuh"
 
 namespace streamscan::cuda {
 
@@ -82,6 +83,42 @@ __global__ void tridiagonal_thomas_kernel(tridiagonal_problem<T> p, std::int64_t
     const bool ok = thread_thomas(p.lower + m, p.diagonal + m, p.upper + m, p.rhs + r, p.x + r, factors + system, p.n,
                                   p.element_stride, systems);
     if (!ok && fail != nullptr) atomicMin(fail, static_cast<unsigned long long>(system));
+  }
+}
+
+// warp_pcr: a warp per system (warp/warp_tridiagonal.cuh), blockDim.x / 32
+// systems a block, in a grid-stride loop; systems of at most 32 R rows, padded
+// to `padded` rows with identity rows (as load_tridiagonal_chunk pads).
+template <class T, int R>
+__global__ void __launch_bounds__(tuning::tridiagonal_shape_for(sizeof(T)).warp_block_threads)
+    tridiagonal_warp_kernel(tridiagonal_problem<T> p, std::int64_t systems, int padded, unsigned long long* fail) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const std::int64_t warps = blockDim.x / 32;
+  // The condition is the same for the whole warp, as its shuffles need.
+  for (std::int64_t system = blockIdx.x * warps + threadIdx.x / 32; system < systems; system += gridDim.x * warps) {
+    const std::int64_t m = p.matrix_at(system, 0), r = p.rhs_at(system, 0);
+    tridiagonal_row<T, 1> rows[R];
+#pragma unroll
+    for (int q = 0; q < R; ++q) {
+      const std::int64_t j = q * 32 + lane;
+      tridiagonal_row<T, 1> row{};
+      row.diagonal = T(1);
+      if (j < p.n) {
+        const std::int64_t at = m + j * p.element_stride;
+        row.lower = j == 0 ? T(0) : p.lower[at];
+        row.diagonal = p.diagonal[at];
+        row.upper = j + 1 == p.n ? T(0) : p.upper[at];
+        row.rhs[0] = p.rhs[r + j * p.element_stride];
+      }
+      rows[q] = row;
+    }
+    const bool bad = warp_tridiagonal_solve<T, R>(rows, padded, lane);
+    if (bad && fail != nullptr && lane == 0) atomicMin(fail, static_cast<unsigned long long>(system));
+#pragma unroll
+    for (int q = 0; q < R; ++q) {
+      const std::int64_t j = q * 32 + lane;
+      if (j < p.n) p.x[r + j * p.element_stride] = rows[q].rhs[0];
+    }
   }
 }
 
