@@ -223,16 +223,17 @@ void check_recurrence_batches() {
   for (const shape sh : {shape{8, 1536, 16}, shape{4, 1024, 520}, shape{4, 96, 128}, shape{2, 300, 7},
                          shape{3, 1, 1000}}) {
     for (int kind : {0, 3}) {
-      for (const bool reverse : {false, true}) {
-        recurrence_case c;
-        c.layout = recurrence_layout_kind(kind, sh.batch, sh.channels, sh.length);
-        c.reverse = reverse;
-        c.initial = true;
-        c.wide_gates = rng() % 2;
-        c.gradient = true;
-        c.grad_initial = true;
-        run_recurrence_case<Backend, T>(rng, c);
-      }
+      for (const bool reverse : {false, true})
+        for (const bool initial : {true, false}) {
+          recurrence_case c;
+          c.layout = recurrence_layout_kind(kind, sh.batch, sh.channels, sh.length);
+          c.reverse = reverse;
+          c.initial = initial;
+          c.wide_gates = rng() % 2;
+          c.gradient = true;
+          c.grad_initial = initial;
+          run_recurrence_case<Backend, T>(rng, c);
+        }
     }
   }
   // Nothing to do: batch 0, channels 0, length 0 (null pointers allowed then).

@@ -81,7 +81,7 @@ void launch(const cd::zip_scan_plan& plan, const cd::zip_pointers& in, const cd:
 
 // The one-warp-a-row entry, as associative_scan generates it (no temp storage).
 template <class Chunks>
-__global__ void __launch_bounds__(Chunks::threads)
+__global__ void __launch_bounds__(Chunks::threads, Chunks::min_blocks)
     zip_chunks_kernel(cd::zip_pointers in, cd::zip_pointers out, std::int64_t rows, std::int64_t length) {
   Chunks::run(in, out, rows, length);
 }

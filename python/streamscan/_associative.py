@@ -185,7 +185,7 @@ class _Spec:
 _CHUNKS_ENTRY = """// One warp a row (zip_rows_chunks): many rows of whole vectors, no temp storage.
 using streamscan_chunks = streamscan::cuda::detail::zip_rows_chunks<streamscan_value, streamscan_combine, {backward},
     {fields}>;
-extern "C" __global__ void __launch_bounds__(streamscan_chunks::threads)
+extern "C" __global__ void __launch_bounds__(streamscan_chunks::threads, streamscan_chunks::min_blocks)
     streamscan_zip_rows_chunks(streamscan::cuda::detail::zip_pointers in, streamscan::cuda::detail::zip_pointers out,
                                long long rows, long long length) {{
   streamscan_chunks::run(in, out, rows, length);

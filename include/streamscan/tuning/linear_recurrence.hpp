@@ -25,6 +25,15 @@
 #ifndef STREAMSCAN_RECURRENCE_ROWS_BYTES  // of each input a thread moves (4- and 8-byte values)
 #define STREAMSCAN_RECURRENCE_ROWS_BYTES 64
 #endif
+#ifndef STREAMSCAN_RECURRENCE_CHUNK_ROWS  // one warp a sequence: a lane's vectors a chunk
+#define STREAMSCAN_RECURRENCE_CHUNK_ROWS 1
+#endif
+#ifndef STREAMSCAN_RECURRENCE_CHUNK_BLOCKS  // and the blocks an SM its registers must allow
+#define STREAMSCAN_RECURRENCE_CHUNK_BLOCKS 4
+#endif
+#ifndef STREAMSCAN_RECURRENCE_CHUNK_PREFETCH  // a chunk's loads issued before the previous chunk's scan
+#define STREAMSCAN_RECURRENCE_CHUNK_PREFETCH true
+#endif
 
 namespace streamscan::tuning {
 
@@ -54,12 +63,18 @@ struct recurrence_vector_policy : look_back_tuning {
 };
 
 // One warp a sequence (agent/agent_row_chunks.cuh): a block's
-// threads, a lane's 16-byte vectors of each input per chunk, and from how
-// many sequences an SM (resident warps to hide the loads' latency) the
-// dispatch prefers it to the look-back.
+// threads, a lane's 16-byte vectors of each input per chunk, the blocks an
+// SM the kernel's registers must allow (its launch bound), whether a warp
+// loads its next chunk before scanning the current one, and from how many
+// sequences an SM (resident warps to hide the loads' latency) the dispatch
+// prefers it to the look-back.
 struct recurrence_chunk_shape {
-  int threads, rows, min_sequences_per_sm;
+  int threads, rows, min_blocks, min_sequences_per_sm;
+  bool prefetch;  // agent_row_chunks' Prefetch
 };
-constexpr recurrence_chunk_shape recurrence_chunk_shape_for(int /*value_bytes*/) { return {256, 2, 24}; }
+constexpr recurrence_chunk_shape recurrence_chunk_shape_for(int /*value_bytes*/) {
+  return {256, STREAMSCAN_RECURRENCE_CHUNK_ROWS, STREAMSCAN_RECURRENCE_CHUNK_BLOCKS, 24,
+          STREAMSCAN_RECURRENCE_CHUNK_PREFETCH};
+}
 
 }  // namespace streamscan::tuning

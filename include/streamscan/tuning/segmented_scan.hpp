@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "linear_recurrence.hpp"
 #include "shape.hpp"
 
 namespace streamscan::tuning {
@@ -89,18 +90,22 @@ struct zip_scan_policy : look_back_tuning {
 
 // The same scan with one warp a row (zip_rows_chunks; agent_row_chunks.cuh),
 // for many rows: a block's threads, a lane's vectors (of Width values) per
-// chunk, and from how many rows an SM the host may prefer it to the
-// look-back. The linear recurrence's chunk shape (linear_recurrence.hpp:
-// 256 threads, two 16-byte vectors of each input, 24 sequences an SM), with
-// fewer vectors where a lane's values would pass zip_thread_bytes. Not timed.
+// chunk, the blocks an SM its registers must allow, whether a warp loads its
+// next chunk before scanning the current one, and from how many rows an SM
+// the host may prefer it to the look-back. The linear recurrence's chunk
+// shape (linear_recurrence.hpp), with no vector where a lane's values would
+// pass zip_thread_bytes.
 struct zip_chunk_shape {
-  int threads, rows, min_rows_per_sm;
+  int threads, rows, min_blocks, min_rows_per_sm;
+  bool prefetch;
 };
 template <class V, std::size_t WidestField>
 constexpr zip_chunk_shape zip_chunk_shape_for() {
   constexpr int width = segmented_vector_width(WidestField);
   constexpr int by_bytes = static_cast<int>(zip_thread_bytes / (width * sizeof(V)));
-  return {256, by_bytes < 1 ? 1 : by_bytes < 2 ? by_bytes : 2, 24};
+  constexpr recurrence_chunk_shape like = recurrence_chunk_shape_for(4);
+  return {like.threads, by_bytes < 1 ? 1 : by_bytes < like.rows ? by_bytes : like.rows, like.min_blocks,
+          like.min_sequences_per_sm, like.prefetch};
 }
 
 // Head bits from CSR offsets (mark_segment_heads_kernel): threads a block,

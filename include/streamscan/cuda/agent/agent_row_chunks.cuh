@@ -6,13 +6,13 @@
 // look-back: nothing waits on another warp, and the warps of other rows keep
 // the loads in flight. A row needs no heads: its warp starts with no carry.
 //
-// IO: value_type, width, vector_meta, and load(base, s0, v, meta) /
-// store(base, s0, v, meta) of the width values at scan positions base + s0
-// onwards (the look-back path's vector IO interface, tile_io.cuh); a row
-// occupies positions [row * length, (row + 1) * length). Users: the linear
-// recurrence (recurrence_tile_io.cuh's dense-rows IOs, forward or gradient,
-// Op recurrence_compose) and associative_scan's zip rows (zip_tile_io.cuh's
-// zip_rows_chunk_io, the caller's operator). The callers run it where row
+// IO: value_type, width, vector_meta, and load(start, p, v, meta) /
+// store(start, p, v, meta) of the width values at scan positions start + p
+// onwards, where start = row * length opens the row and p is the position in
+// it (so that an IO knows where a row begins and ends without a division).
+// Users: the linear recurrence (recurrence_tile_io.cuh's chunk IOs, forward or
+// gradient, Op recurrence_compose) and associative_scan's zip rows
+// (zip_tile_io.cuh's zip_rows_chunk_io, the caller's operator). The callers run it where row
 // lengths are multiples of the width, so that every vector of a chunk lies
 // wholly inside or wholly past its row's end.
 #pragma once
@@ -23,13 +23,33 @@
 
 namespace streamscan::cuda::detail {
 
-template <int Threads, int Rows, class IO, class Op>
+// Prefetch: a chunk's loads are issued before the chunk before it is scanned
+// (twice the registers for values, twice the loads in flight a warp).
+template <int Threads, int Rows, class IO, class Op, bool Prefetch = false>
 struct agent_row_chunks {
   using A = typename IO::value_type;
+  using meta_t = typename IO::vector_meta;
   static constexpr int width = IO::width;
   static constexpr int chunk = 32 * Rows * width;  // positions a warp scans at a time
 
   const IO& io;
+
+  // The chunk at position off of the row opening at start (valid positions of
+  // it lie in the row); past the row's end, values scanned after every stored
+  // position and never stored.
+  __device__ void load_chunk(std::int64_t start, std::int64_t off, int valid, int lane, A (&v)[Rows][width],
+                             meta_t (&meta)[Rows]) const {
+#pragma unroll
+    for (int k = 0; k < Rows; ++k) {
+      const int s0 = (32 * k + lane) * width;
+      if (s0 < valid) {
+        io.load(start, off + s0, v[k], meta[k]);
+      } else {
+#pragma unroll
+        for (int c = 0; c < width; ++c) v[k][c] = A{};
+      }
+    }
+  }
 
   // row: the warp's row in scan order; length: a multiple of width.
   __device__ void run(std::int64_t row, std::int64_t length) const {
@@ -37,28 +57,35 @@ struct agent_row_chunks {
     Op op{};  // stateless, as zip_rows_scan's and the recurrence's operators are
     A carry{};
     bool have = false;
-    for (std::int64_t off = 0; off < length; off += chunk) {
-      const std::int64_t base = row * length + off;
+    const std::int64_t start = row * length;
+    auto valid_at = [&](std::int64_t off) {
       const std::int64_t left = length - off;
-      const int valid = left < chunk ? static_cast<int>(left) : chunk;
+      return left < chunk ? static_cast<int>(left) : chunk;
+    };
+    A next[Prefetch ? Rows : 1][width];
+    meta_t next_meta[Prefetch ? Rows : 1];
+    if constexpr (Prefetch) load_chunk(start, 0, valid_at(0), lane, next, next_meta);
+    for (std::int64_t off = 0; off < length; off += chunk) {
+      const int valid = valid_at(off);
       A v[Rows][width];
-      typename IO::vector_meta meta[Rows];
+      meta_t meta[Rows];
+      if constexpr (Prefetch) {
 #pragma unroll
-      for (int k = 0; k < Rows; ++k) {
-        const int s0 = (32 * k + lane) * width;
-        if (s0 < valid) {
-          io.load(base, s0, v[k], meta[k]);
-        } else {  // past the row's end: scanned after every stored position, never stored
+        for (int k = 0; k < Rows; ++k) {
+          meta[k] = next_meta[k];
 #pragma unroll
-          for (int c = 0; c < width; ++c) v[k][c] = A{};
+          for (int c = 0; c < width; ++c) v[k][c] = next[k][c];
         }
+        if (off + chunk < length) load_chunk(start, off + chunk, valid_at(off + chunk), lane, next, next_meta);
+      } else {
+        load_chunk(start, off, valid, lane, v, meta);
       }
       const A total = warp_scan_slice(v, op, lane);
       if (have) warp_prefix_slice(v, carry, op);
 #pragma unroll
       for (int k = 0; k < Rows; ++k) {
         const int s0 = (32 * k + lane) * width;
-        if (s0 < valid) io.store(base, s0, v[k], meta[k]);
+        if (s0 < valid) io.store(start, off + s0, v[k], meta[k]);
       }
       carry = have ? op(carry, total) : total;
       have = true;

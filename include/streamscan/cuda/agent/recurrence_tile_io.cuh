@@ -175,4 +175,75 @@ struct recurrence_grad_tile_io : recurrence_rows_io<T, Backward> {
   }
 };
 
+// The same rows for the one-warp-a-sequence agent (agent_row_chunks.cuh),
+// which passes a vector's row start and its position p in the row (scan
+// order): a vector opens its sequence where p == 0 and closes it where
+// p + width == length, so no step needs a quotient. Rows are whole vectors.
+template <class T, bool Backward>
+struct recurrence_chunk_io : recurrence_tile_io<T, Backward> {
+  using base_t = recurrence_tile_io<T, Backward>;
+  using typename base_t::S;
+  using typename base_t::value;
+  using typename base_t::value_type;
+  using typename base_t::vector_meta;
+  using base_t::width;
+
+  __device__ void load(std::int64_t start, std::int64_t p, value_type (&v)[width], vector_meta&) const {
+    const std::int64_t lowest = this->first_element(start + p);
+    const vector_of<T, width> va = load_vector<T, width>(this->a + lowest),
+                              vb = load_vector<T, width>(this->b + lowest);
+#pragma unroll
+    for (int c = 0; c < width; ++c) v[base_t::slot(c)] = {value::load(va.x[c]), value::load(vb.x[c])};
+    if (p == 0) v[0] = this->pair_at(this->element(start), this->first_step(), v[0].a, v[0].b);
+  }
+  __device__ void store(std::int64_t start, std::int64_t p, const value_type (&v)[width],
+                        const vector_meta& meta) const {
+    base_t::store(start + p, 0, v, meta);
+  }
+};
+
+template <class T, bool Backward>
+struct recurrence_grad_chunk_io : recurrence_grad_tile_io<T, Backward> {
+  using base_t = recurrence_grad_tile_io<T, Backward>;
+  using typename base_t::S;
+  using typename base_t::value;
+  using typename base_t::value_type;
+  using typename base_t::vector_meta;
+  using base_t::edge_after;
+  using base_t::edge_before;
+  using base_t::toward;
+  using base_t::width;
+
+  __device__ void load(std::int64_t start, std::int64_t p, value_type (&v)[width], vector_meta&) const {
+    const std::int64_t lowest = this->first_element(start + p);
+    const vector_of<T, width> va = load_vector<T, width>(this->a + lowest),
+                              vd = load_vector<T, width>(this->dh + lowest);
+    // The a before the vector in scan order, unless the vector opens its sequence.
+    const S a_outside = p == 0 ? S(0) : value::load(this->a[lowest + edge_before - toward]);
+#pragma unroll
+    for (int c = 0; c < width; ++c)
+      v[base_t::slot(c)] = {c == edge_before ? a_outside : value::load(va.x[c == edge_before ? c : c - toward]),
+                            value::load(vd.x[c])};
+  }
+  __device__ void store(std::int64_t start, std::int64_t p, const value_type (&v)[width], const vector_meta&) const {
+    const std::int64_t lowest = this->first_element(start + p);
+    const vector_of<T, width> vh = load_vector<T, width>(this->hist + lowest);
+    const bool ends = p + width == this->length;
+    const S h_outside = ends ? S(0) : value::load(this->hist[lowest + edge_after + toward]);
+    vector_of<T, width> gb, ga;
+#pragma unroll
+    for (int c = 0; c < width; ++c) {
+      const S g = v[base_t::slot(c)].b;
+      gb.x[c] = value::store(g);
+      if (c != edge_after) {
+        ga.x[c] = value::store(g * value::load(vh.x[c == edge_after ? c : c + toward]));
+      } else {
+        ga.x[c] = ends ? this->grad_a_at(lowest + c, this->last_step(), g, S(0)) : value::store(g * h_outside);
+      }
+    }
+    store_16<T, width>(this->grad_b + lowest, gb);
+    store_16<T, width>(this->grad_a + lowest, ga);
+  }
+};
+
 }  // namespace streamscan::cuda::detail

@@ -168,11 +168,11 @@ struct zip_rows_chunk_io : zip_rows_tile_io<V, Width, Backward, Fields...> {
   __device__ zip_rows_chunk_io(const zip_pointers& in, const zip_pointers& out, std::int64_t n, std::int64_t length)
       : base_t{in, out, n, length, 0} {}
 
-  __device__ void load(std::int64_t base, int s0, V (&v)[Width], vector_meta&) const {
-    this->load_fields(this->first_element(base + s0), v, std::index_sequence_for<Fields...>{});
+  __device__ void load(std::int64_t start, std::int64_t p, V (&v)[Width], vector_meta&) const {
+    this->load_fields(this->first_element(start + p), v, std::index_sequence_for<Fields...>{});
   }
-  __device__ void store(std::int64_t base, int s0, const V (&v)[Width], const vector_meta&) const {
-    this->store_fields(this->first_element(base + s0), v, std::index_sequence_for<Fields...>{});
+  __device__ void store(std::int64_t start, std::int64_t p, const V (&v)[Width], const vector_meta&) const {
+    this->store_fields(this->first_element(start + p), v, std::index_sequence_for<Fields...>{});
   }
 };
 

@@ -109,28 +109,34 @@ status run_recurrence(const char* fn, void* temp, std::size_t& temp_bytes, const
                             q.sequences >= std::int64_t{chunks.min_sequences_per_sm} * facts.sm_count;
       const std::int64_t tiles = (p.n + policy::tile_items - 1) / policy::tile_items;
       const maybe<recurrence_pair<S>> none{recurrence_pair<S>{}, false};
-      auto launch_io = [&](auto io, const char* name) {
-        using io_t = decltype(io);
+      // io: the look-back path's tile IO; chunk_io: the same for one warp a sequence.
+      auto launch_io = [&](auto io, auto chunk_io, const char* name) {
         if (by_warps) {
           constexpr std::int64_t per_block = chunks.threads / 32;
-          return launch(fn, "recurrence_chunks_kernel", recurrence_chunks_kernel<chunks.threads, chunks.rows, io_t>,
-                        (q.sequences + per_block - 1) / per_block, chunks.threads, stream, io, q.sequences, q.length);
+          return launch(fn, "recurrence_chunks_kernel",
+                        recurrence_chunks_kernel<chunks.threads, chunks.rows, chunks.min_blocks, chunks.prefetch,
+                                                 decltype(chunk_io)>,
+                        (q.sequences + per_block - 1) / per_block, chunks.threads, stream, chunk_io, q.sequences,
+                        q.length);
         }
         return launch(fn, name,
-                      single_pass_vector_scan_kernel<policy, look_back_kind::decoupled, io_t, recurrence_compose>,
+                      single_pass_vector_scan_kernel<policy, look_back_kind::decoupled, decltype(io),
+                                                     recurrence_compose>,
                       tiles, policy::threads, stream, io, p.n, q.backward ? tiles * policy::tile_items - p.n : 0,
                       words, counter, none, scan_mode::inclusive, recurrence_compose{});
       };
       auto run_io = [&](auto backward) {
         constexpr bool b = decltype(backward)::value;
         const recurrence_rows_io<T, b> rows_io{p.n, q.length, 1.0 / static_cast<double>(q.length)};
-        if constexpr (Grad)
-          return launch_io(recurrence_grad_tile_io<T, b>{rows_io, q.a, q.b, q.hist, q.grad_a, q.out, q.initial,
-                                                         q.grad_initial},
+        if constexpr (Grad) {
+          const recurrence_grad_tile_io<T, b> io{rows_io, q.a,       q.b,       q.hist,
+                                                 q.grad_a, q.out,    q.initial, q.grad_initial};
+          return launch_io(io, recurrence_grad_chunk_io<T, b>{io},
                            "single_pass_vector_scan_kernel<recurrence gradient>");
-        else
-          return launch_io(recurrence_tile_io<T, b>{rows_io, q.a, q.b, q.out, q.initial},
-                           "single_pass_vector_scan_kernel<recurrence>");
+        } else {
+          const recurrence_tile_io<T, b> io{rows_io, q.a, q.b, q.out, q.initial};
+          return launch_io(io, recurrence_chunk_io<T, b>{io}, "single_pass_vector_scan_kernel<recurrence>");
+        }
       };
       return q.backward ? run_io(std::true_type{}) : run_io(std::false_type{});
     }

@@ -38,12 +38,12 @@ __global__ void __launch_bounds__(Threads)
 }
 
 // One warp a sequence (scan order, agent_row_chunks.cuh), Threads / 32
-// sequences a block.
-template <int Threads, int Rows, class IO>
-__global__ void __launch_bounds__(Threads)
+// sequences a block, at least MinBlocks blocks an SM.
+template <int Threads, int Rows, int MinBlocks, bool Prefetch, class IO>
+__global__ void __launch_bounds__(Threads, MinBlocks)
     recurrence_chunks_kernel(IO io, std::int64_t sequences, std::int64_t length) {
   const std::int64_t seq = static_cast<std::int64_t>(blockIdx.x) * (Threads / 32) + threadIdx.x / 32;
-  if (seq < sequences) agent_row_chunks<Threads, Rows, IO, recurrence_compose>{io}.run(seq, length);
+  if (seq < sequences) agent_row_chunks<Threads, Rows, IO, recurrence_compose, Prefetch>{io}.run(seq, length);
 }
 
 }  // namespace streamscan::cuda::detail

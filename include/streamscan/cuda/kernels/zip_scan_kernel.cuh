@@ -114,6 +114,7 @@ struct zip_rows_chunks {
   static constexpr tuning::zip_chunk_shape chunk_shape = tuning::zip_chunk_shape_for<V, widest_field>();
   using io_t = zip_rows_chunk_io<V, width, Backward, Fields...>;
   static constexpr int threads = chunk_shape.threads;
+  static constexpr int min_blocks = chunk_shape.min_blocks;  // the kernel's launch bound
   static_assert(threads % 32 == 0, "whole warps, one a row");
   static constexpr zip_chunk_plan plan{threads, width, chunk_shape.min_rows_per_sm};
   // The plan as numbers, for a host that reads it from a module compiled at
@@ -127,7 +128,7 @@ struct zip_rows_chunks {
     const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * (threads / 32) + threadIdx.x / 32;
     if (row >= rows) return;  // the whole warp
     const io_t io{in, out, rows * length, length};
-    agent_row_chunks<threads, chunk_shape.rows, io_t, Op>{io}.run(row, length);
+    agent_row_chunks<threads, chunk_shape.rows, io_t, Op, chunk_shape.prefetch>{io}.run(row, length);
   }
 };
 
