@@ -11,11 +11,12 @@ process and on disk (``$STREAMSCAN_CACHE_DIR``, else ``~/.cache/streamscan``),
 keyed by a hash of the generated source, the compiler and its options, the
 architecture and the package's version.
 
-``STREAMSCAN_ASSOCIATIVE_ROWS=warps`` (opt-in, not yet measured against the
-default): the device module also holds the one-warp-a-row entry
-(``zip_rows_chunks``), which the GPU module launches for calls with many rows
-of whole vectors (``zip_chunk_plan::fits``); other calls keep the look-back
-kernel. The generated source differs, so it is a module of its own in the caches.
+The device module also holds the one-warp-a-row entry (``zip_rows_chunks``),
+which the GPU module launches for calls with many rows of whole vectors
+(``zip_chunk_plan::fits``: the batched rows of sequence models); other calls
+take the look-back kernel. ``STREAMSCAN_ASSOCIATIVE_ROWS=lookback`` leaves the
+one-warp-a-row entry out (every call on the look-back kernel), for comparison;
+the generated source differs, so it is a module of its own in the caches.
 """
 
 from __future__ import annotations
@@ -180,7 +181,7 @@ class _Spec:
             + "    }\n  }\n}\n")
 
 
-# The one-warp-a-row entry (STREAMSCAN_ASSOCIATIVE_ROWS=warps), beside the look-back one in the
+# The one-warp-a-row entry (unless STREAMSCAN_ASSOCIATIVE_ROWS=lookback), beside the look-back one in the
 # same module; the GPU module finds it by name and launches it where its shape's rule allows.
 _CHUNKS_ENTRY = """// One warp a row (zip_rows_chunks): many rows of whole vectors, no temp storage.
 using streamscan_chunks = streamscan::cuda::detail::zip_rows_chunks<streamscan_value, streamscan_combine, {backward},
@@ -199,14 +200,14 @@ ROWS_ENV = "STREAMSCAN_ASSOCIATIVE_ROWS"
 
 
 def _rows_by_warps() -> bool:
-    """Whether STREAMSCAN_ASSOCIATIVE_ROWS asks for the one-warp-a-row entry ("warps"; default off)."""
+    """Whether the device module holds the one-warp-a-row entry: unless STREAMSCAN_ASSOCIATIVE_ROWS=lookback."""
     v = os.environ.get(ROWS_ENV, "")
-    if v in ("", "lookback"):
-        return False
-    if v == "warps":
+    if v in ("", "warps"):
         return True
-    raise ValueError(f"{ROWS_ENV}={v!r}: expected 'warps' (one warp a row where rows are many) or 'lookback' "
-                     "(the default)")
+    if v == "lookback":
+        return False
+    raise ValueError(f"{ROWS_ENV}={v!r}: expected 'warps' (the default: one warp a row where rows are many) or "
+                     "'lookback' (every call on the look-back kernel)")
 
 
 # The host's 16-bit floats: their bits, widened to float exactly and rounded

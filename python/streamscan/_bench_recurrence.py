@@ -6,9 +6,9 @@ in [0, 1) as in trained models, b and dh in [-1, 1). Per (dtype, T), in one
 process, on the same inputs:
 
   forward             streamscan.linear_recurrence(a, b); streamscan.associative_scan
-                      with the pair operator written as source, by default and with
-                      STREAMSCAN_ASSOCIATIVE_ROWS=warps (one warp a row, opt-in until
-                      measured); accelerated_scan.warp.scan
+                      with the pair operator written as source, by default (one warp a
+                      row where rows are many) and with STREAMSCAN_ASSOCIATIVE_ROWS=lookback
+                      (the look-back kernel); accelerated_scan.warp.scan
                       and accelerated_scan.scalar.scan (its Triton kernel), each a call
                       on inputs that do not require grad (forward only); torch's
                       compiled associative_scan (up to --lr-torch-max-t)
@@ -63,7 +63,7 @@ CASE = "linear_recurrence"
 FORWARD, BOTH = "forward", "forward+backward"
 OURS_FWD = "streamscan linear_recurrence"
 OURS_ASSOC = "streamscan associative_scan (pair operator)"
-OURS_ASSOC_WARPS = "streamscan associative_scan (pair operator, one warp a row)"
+OURS_ASSOC_LOOKBACK = "streamscan associative_scan (pair operator, look-back kernel)"
 ASSOC_ROWS_ENV = "STREAMSCAN_ASSOCIATIVE_ROWS"  # _associative.ROWS_ENV
 OURS_BOTH = "streamscan linear_recurrence (autograd)"
 OURS_CALLS = "streamscan forward + backward calls"
@@ -489,8 +489,8 @@ def rows(torch, timer, peers, lengths=LR_LENGTHS, dtypes=LR_DTYPES, lead=LR_LEAD
                     emit(e)
                     entries.append(e)
                 if has_assoc:
-                    # The default kernel, then one warp a row (opt-in: measured here before it becomes a default).
-                    for impl, rows_env in ((OURS_ASSOC, None), (OURS_ASSOC_WARPS, "warps")):
+                    # The default (one warp a row here), then every row on the look-back kernel.
+                    for impl, rows_env in ((OURS_ASSOC, None), (OURS_ASSOC_LOOKBACK, "lookback")):
                         ea = measure(pass_, dtype, T, impl, assoc_of(a, b, rows_env), nbytes, copies[pass_], data,
                                      oracle_ok)
                         if ea is not None:
@@ -602,9 +602,5 @@ def targets(all_rows):
               1.0, "of bound", at_most=True, label=lambda r: SHORT[r["impl"]])
         judge(f"{dtype} associative_scan (pair operator) <= 1.10x linear_recurrence's forward time",
               pick((OURS_ASSOC,), fwd, lambda t: True), "vs_linear_recurrence", 1.10, "x", at_most=True,
-              label=lambda r: "" if str(r.get("check", "")).startswith("ok") else f"({r.get('check')})")
-        judge(f"{dtype} associative_scan, one warp a row (STREAMSCAN_ASSOCIATIVE_ROWS=warps, opt-in) <= 1.10x "
-              "linear_recurrence's forward time",
-              pick((OURS_ASSOC_WARPS,), fwd, lambda t: True), "vs_linear_recurrence", 1.10, "x", at_most=True,
               label=lambda r: "" if str(r.get("check", "")).startswith("ok") else f"({r.get('check')})")
     return out

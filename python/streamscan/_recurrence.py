@@ -37,10 +37,10 @@ def linear_recurrence(a: Any, b: Any, dim: Any = -1, initial: Any = None, revers
     contiguous channels ([..., T, D], any C-contiguous array) are read in
     place; other layouts are copied to C order first.
 
-    torch: where autograd records the call (a, b or initial requires grad)
-    or torch.compile traces it, it is the custom op
-    streamscan::linear_recurrence, with gradients for a, b and initial (one
-    backward pass: streamscan::linear_recurrence_backward), and no out=.
+    torch: where autograd records the call (a, b or initial requires grad),
+    gradients for a, b and initial (one backward pass), and no out=; traced
+    by torch.compile, it is the custom op streamscan::linear_recurrence (its
+    backward streamscan::linear_recurrence_backward).
     """
     if _torch_ops.wanted(a, b, initial):
         if out is not None:

@@ -252,7 +252,7 @@ def test_batched_rows_along_any_axis(xp, rng, axis, reverse):
                                   err_msg=f"axis {axis}, reverse {reverse}")
 
 
-# --- one warp a row (STREAMSCAN_ASSOCIATIVE_ROWS=warps, opt-in) ---------------------
+# --- one warp a row (the default; STREAMSCAN_ASSOCIATIVE_ROWS=lookback leaves it out) ---
 
 def sm_count(xp):
     if xp.name.startswith("cupy"):
@@ -265,10 +265,10 @@ def sm_count(xp):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("reverse", [False, True])
 @pytest.mark.parametrize("length", [64, 520])  # within one chunk; several and a partial one (either width)
-def test_one_warp_a_row_when_asked(xp, rng, monkeypatch, dtype, reverse, length):
+def test_one_warp_a_row_by_default(xp, rng, monkeypatch, dtype, reverse, length):
     if not xp.gpu:
         pytest.skip("one warp a row is the GPU's kernel")
-    monkeypatch.setenv(_associative.ROWS_ENV, "warps")
+    monkeypatch.delenv(_associative.ROWS_ENV, raising=False)
     from streamscan import _core
     lead = (3, 8 * sm_count(xp) + 1)  # at least 24 rows an SM: zip_chunk_plan's rule takes them
     rows = lead[0] * lead[1]
@@ -296,11 +296,11 @@ def test_one_warp_a_row_when_asked(xp, rng, monkeypatch, dtype, reverse, length)
 
 
 def test_rows_env_var(monkeypatch):
-    for value, want in (("", False), ("lookback", False), ("warps", True)):
+    for value, want in (("", True), ("lookback", False), ("warps", True)):
         monkeypatch.setenv(_associative.ROWS_ENV, value)
         assert _associative._rows_by_warps() is want
     monkeypatch.delenv(_associative.ROWS_ENV)
-    assert _associative._rows_by_warps() is False
+    assert _associative._rows_by_warps() is True
     monkeypatch.setenv(_associative.ROWS_ENV, "warp")
     with pytest.raises(ValueError, match="STREAMSCAN_ASSOCIATIVE_ROWS"):
         _associative._rows_by_warps()

@@ -231,7 +231,7 @@ def test_recurrence_rows_on_cpu_check_time_and_note_failures():
     assert lr.WARP in by[("float32", 33, lr.BOTH, lr.OURS_CALLS)]["peer_ms"]
     if hasattr(bench.ss, "associative_scan"):  # timed against linear_recurrence (bfloat16 fields: float32 state)
         for dtype in ("float32", "bfloat16"):
-            for impl in (lr.OURS_ASSOC, lr.OURS_ASSOC_WARPS):  # the default, and one warp a row (opt-in)
+            for impl in (lr.OURS_ASSOC, lr.OURS_ASSOC_LOOKBACK):  # the default, and the look-back kernel
                 assoc = by[(dtype, 8, lr.FORWARD, impl)]
                 assert assoc.get("vs_linear_recurrence") == 1.0 and assoc["check"].startswith("ok"), assoc
         assert os.environ.get(lr.ASSOC_ROWS_ENV) == rows_env, "the bench left STREAMSCAN_ASSOCIATIVE_ROWS changed"
