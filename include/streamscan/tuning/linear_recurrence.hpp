@@ -34,6 +34,9 @@
 #ifndef STREAMSCAN_RECURRENCE_CHUNK_PREFETCH  // a chunk's loads issued before the previous chunk's scan
 #define STREAMSCAN_RECURRENCE_CHUNK_PREFETCH true
 #endif
+#ifndef STREAMSCAN_RECURRENCE_CHUNK_STAGES  // the forward's chunks staged in shared memory instead (0: in registers)
+#define STREAMSCAN_RECURRENCE_CHUNK_STAGES 4
+#endif
 
 namespace streamscan::tuning {
 
@@ -64,17 +67,21 @@ struct recurrence_vector_policy : look_back_tuning {
 
 // One warp a sequence (agent/agent_row_chunks.cuh): a block's
 // threads, a lane's 16-byte vectors of each input per chunk, the blocks an
-// SM the kernel's registers must allow (its launch bound), whether a warp
-// loads its next chunk before scanning the current one, and from how many
-// sequences an SM (resident warps to hide the loads' latency) the dispatch
-// prefers it to the look-back.
+// SM the kernel's registers must allow (its launch bound), how a warp keeps
+// loads in flight while it scans (the forward, stages > 0: the next stages - 1
+// chunks as asynchronous copies to shared memory; the gradient, and the
+// forward with stages 0: with prefetch, the next chunk in registers), and from
+// how many sequences an SM the dispatch prefers it to the look-back. Staged
+// chunks keep a warp's next 3 KiB of input in flight at no register cost,
+// which the register prefetch could not reach.
 struct recurrence_chunk_shape {
   int threads, rows, min_blocks, min_sequences_per_sm;
   bool prefetch;  // agent_row_chunks' Prefetch
+  int stages;     // the forward: > 0, agent_row_chunks_staged's Stages (asynchronous copies); 0: Prefetch
 };
 constexpr recurrence_chunk_shape recurrence_chunk_shape_for(int /*value_bytes*/) {
   return {256, STREAMSCAN_RECURRENCE_CHUNK_ROWS, STREAMSCAN_RECURRENCE_CHUNK_BLOCKS, 24,
-          STREAMSCAN_RECURRENCE_CHUNK_PREFETCH};
+          STREAMSCAN_RECURRENCE_CHUNK_PREFETCH, STREAMSCAN_RECURRENCE_CHUNK_STAGES};
 }
 
 }  // namespace streamscan::tuning

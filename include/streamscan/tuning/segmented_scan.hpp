@@ -94,7 +94,8 @@ struct zip_scan_policy : look_back_tuning {
 // next chunk before scanning the current one, and from how many rows an SM
 // the host may prefer it to the look-back. The linear recurrence's chunk
 // shape (linear_recurrence.hpp), with no vector where a lane's values would
-// pass zip_thread_bytes.
+// pass zip_thread_bytes, and its register prefetch rather than its
+// shared-memory stages (the zip IO does not stage).
 struct zip_chunk_shape {
   int threads, rows, min_blocks, min_rows_per_sm;
   bool prefetch;

@@ -16,6 +16,7 @@
 
 #include "../../linear_recurrence.hpp"
 #include "../thread/thread_linear_recurrence.cuh"
+#include "../util/async_copy.cuh"
 #include "tile_io.cuh"
 #include "vector_input.cuh"
 
@@ -190,8 +191,25 @@ struct recurrence_chunk_io : recurrence_tile_io<T, Backward> {
 
   __device__ void load(std::int64_t start, std::int64_t p, value_type (&v)[width], vector_meta&) const {
     const std::int64_t lowest = this->first_element(start + p);
-    const vector_of<T, width> va = load_vector<T, width>(this->a + lowest),
-                              vb = load_vector<T, width>(this->b + lowest);
+    pairs(start, p, load_vector<T, width>(this->a + lowest), load_vector<T, width>(this->b + lowest), v);
+  }
+
+  // agent_row_chunks_staged: a vector's a and b as two 16-byte pieces.
+  static constexpr int staged_parts = 2;
+  __device__ void stage(std::int64_t start, std::int64_t p, unsigned char* base, int index, int count) const {
+    const std::int64_t lowest = this->first_element(start + p);
+    async_copy_16(base + 16 * index, this->a + lowest);
+    async_copy_16(base + 16 * (count + index), this->b + lowest);
+  }
+  __device__ void load_staged(const unsigned char* base, int index, int count, std::int64_t start, std::int64_t p,
+                              value_type (&v)[width], vector_meta&) const {
+    pairs(start, p, *reinterpret_cast<const vector_of<T, width>*>(base + 16 * index),
+          *reinterpret_cast<const vector_of<T, width>*>(base + 16 * (count + index)), v);
+  }
+
+  // The pairs of a vector at position p of the row opening at start.
+  __device__ void pairs(std::int64_t start, std::int64_t p, const vector_of<T, width>& va,
+                        const vector_of<T, width>& vb, value_type (&v)[width]) const {
 #pragma unroll
     for (int c = 0; c < width; ++c) v[base_t::slot(c)] = {value::load(va.x[c]), value::load(vb.x[c])};
     if (p == 0) v[0] = this->pair_at(this->element(start), this->first_step(), v[0].a, v[0].b);

@@ -110,12 +110,12 @@ status run_recurrence(const char* fn, void* temp, std::size_t& temp_bytes, const
       const std::int64_t tiles = (p.n + policy::tile_items - 1) / policy::tile_items;
       const maybe<recurrence_pair<S>> none{recurrence_pair<S>{}, false};
       // io: the look-back path's tile IO; chunk_io: the same for one warp a sequence.
-      auto launch_io = [&](auto io, auto chunk_io, const char* name) {
+      auto launch_io = [&](auto io, auto chunk_io, auto stages, const char* name) {
         if (by_warps) {
           constexpr std::int64_t per_block = chunks.threads / 32;
           return launch(fn, "recurrence_chunks_kernel",
                         recurrence_chunks_kernel<chunks.threads, chunks.rows, chunks.min_blocks, chunks.prefetch,
-                                                 decltype(chunk_io)>,
+                                                 decltype(stages)::value, decltype(chunk_io)>,
                         (q.sequences + per_block - 1) / per_block, chunks.threads, stream, chunk_io, q.sequences,
                         q.length);
         }
@@ -131,11 +131,13 @@ status run_recurrence(const char* fn, void* temp, std::size_t& temp_bytes, const
         if constexpr (Grad) {
           const recurrence_grad_tile_io<T, b> io{rows_io, q.a,       q.b,       q.hist,
                                                  q.grad_a, q.out,    q.initial, q.grad_initial};
-          return launch_io(io, recurrence_grad_chunk_io<T, b>{io},
+          // Staged, the gradient's three inputs a warp (48 KiB a block) ran slower than in registers.
+          return launch_io(io, recurrence_grad_chunk_io<T, b>{io}, std::integral_constant<int, 0>{},
                            "single_pass_vector_scan_kernel<recurrence gradient>");
         } else {
           const recurrence_tile_io<T, b> io{rows_io, q.a, q.b, q.out, q.initial};
-          return launch_io(io, recurrence_chunk_io<T, b>{io}, "single_pass_vector_scan_kernel<recurrence>");
+          return launch_io(io, recurrence_chunk_io<T, b>{io}, std::integral_constant<int, chunks.stages>{},
+                           "single_pass_vector_scan_kernel<recurrence>");
         }
       };
       return q.backward ? run_io(std::true_type{}) : run_io(std::false_type{});

@@ -38,12 +38,19 @@ __global__ void __launch_bounds__(Threads)
 }
 
 // One warp a sequence (scan order, agent_row_chunks.cuh), Threads / 32
-// sequences a block, at least MinBlocks blocks an SM.
-template <int Threads, int Rows, int MinBlocks, bool Prefetch, class IO>
+// sequences a block, at least MinBlocks blocks an SM; Stages > 0: the chunks
+// ahead staged in shared memory (agent_row_chunks_staged), else in registers.
+template <int Threads, int Rows, int MinBlocks, bool Prefetch, int Stages, class IO>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     recurrence_chunks_kernel(IO io, std::int64_t sequences, std::int64_t length) {
   const std::int64_t seq = static_cast<std::int64_t>(blockIdx.x) * (Threads / 32) + threadIdx.x / 32;
-  if (seq < sequences) agent_row_chunks<Threads, Rows, IO, recurrence_compose, Prefetch>{io}.run(seq, length);
+  if constexpr (Stages > 0) {
+    using agent = agent_row_chunks_staged<Threads, Rows, Stages, IO, recurrence_compose>;
+    __shared__ typename agent::temp_storage storage;
+    if (seq < sequences) agent{io, storage}.run(seq, length);
+  } else {
+    if (seq < sequences) agent_row_chunks<Threads, Rows, IO, recurrence_compose, Prefetch>{io}.run(seq, length);
+  }
 }
 
 }  // namespace streamscan::cuda::detail
