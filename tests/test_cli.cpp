@@ -79,7 +79,7 @@ TEST(Cli, SortBenchOptions) {
   // The sort's algorithms (then SpMV's and the tridiagonal solver's) are bench algorithms too, after the
   // scan's and the opt-in transform_input.
   for (const char* a : {"onesweep", "double_buffer", "split", "quicksort"}) EXPECT_TRUE(wants(d.bench, a)) << a;
-  EXPECT_EQ(scan_bench_algorithms().size() + 1 + 4 + 4 + 6, bench_algorithms().size());  // "automatic" is shared
+  EXPECT_EQ(scan_bench_algorithms().size() + 1 + 4 + 4 + 7, bench_algorithms().size());  // "automatic" is shared
   const command t = parse({"bench", "--primitives", "tridiagonal", "--algorithms", "cusparse,hybrid,partitioned"});
   EXPECT_EQ(t.bench.primitives, (std::vector<std::string>{"tridiagonal"}));
   EXPECT_TRUE(wants(t.bench, "partitioned"));

@@ -143,6 +143,73 @@ void check_tridiagonal_warp_systems() {
   }
 }
 
+// thomas on strided systems short enough to stage (a block of staged_systems
+// systems in shared memory, a thread each), and automatic, which takes it
+// there: at the sizes around a warp's rows and past the longest staged (which
+// runs the global-memory thomas), batches that leave the last block partly
+// full, rows packed and with gaps between systems, one and two right-hand
+// sides (the second's systems continue the block numbering); then a zero
+// pivot in a system of the second block, checked and unchecked.
+template <class Backend, class T>
+void check_tridiagonal_staged_systems() {
+  namespace ss = streamscan;
+  using L = ss::tridiagonal_layout;
+  using S = ss::tridiagonal_strategy;
+  auto rng = make_rng(std::string("tridiagonal.staged.") + Backend::name + typeid(T).name());
+  const auto shape = ss::tuning::tridiagonal_shape_for(sizeof(T));
+  const std::int64_t per_block = shape.staged_systems;
+  const std::int64_t longest = shape.staged_max_rows;
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{2}, std::int64_t{31}, std::int64_t{32},
+                               std::int64_t{33}, std::int64_t{63}, longest, longest + 1})
+    for (const std::int64_t gap : {0, 3})
+      for (const std::int64_t rhs : {1, 2}) {
+        const std::int64_t batch = (rhs == 1 ? 5 : 2) * per_block + 3 + gap;
+        const auto a = random_tridiagonal<T>(rng, n, batch, L::strided, gap, rhs, rhs == 2 && gap ? 5 : 0);
+        const auto b = random_rhs(rng, a);
+        for (const S strategy : {S::thomas, S::automatic}) {
+          ss::tridiagonal_options opt;
+          opt.strategy = strategy;
+          opt.checked = Backend::gpu && (rhs == 2) != (strategy == S::automatic);
+          run_and_check<Backend>(a, b, opt, tridiagonal_form::two_phase, n == 33 || n == 2,
+                                 std::string(Backend::name) + " staged " + ss::to_string(strategy) + " n " +
+                                     std::to_string(n) + " batch " + std::to_string(batch) + " gap " +
+                                     std::to_string(gap) + " rhs " + std::to_string(rhs) +
+                                     (opt.checked ? " checked" : ""));
+        }
+      }
+  // A zero pivot in a system of the second block: reported as the global
+  // thomas reports it (checked: an error naming it; else options.zero_pivot_at).
+  if (!Backend::gpu) return;
+  const std::int64_t batch = 3 * per_block + 1, bad_system = per_block + 2;
+  for (const std::int64_t rhs : {1, 2}) {
+    auto singular = random_tridiagonal<T>(rng, 40, batch, L::strided, 0, rhs);
+    for (std::int64_t i = 0; i < singular.shape.n; ++i) {
+      const auto at = static_cast<std::size_t>(singular.matrix_at(bad_system, i));
+      singular.lower[at] = singular.diagonal[at] = singular.upper[at] = T(0);
+    }
+    const auto b = random_rhs(rng, singular);
+    for (const S strategy : {S::thomas, S::automatic})
+      for (const bool checked : {true, false}) {
+        ss::tridiagonal_options opt;
+        opt.strategy = strategy;
+        opt.checked = checked;
+        std::vector<T> x(b.size(), poison_value<T>());
+        std::int64_t at = -5;
+        const ss::status s = Backend::run_tridiagonal(singular, b, x, opt, tridiagonal_form::two_phase,
+                                                      tridiagonal_null::none, false, checked ? nullptr : &at);
+        const std::string what = std::string(ss::to_string(strategy)) + " rhs " + std::to_string(rhs);
+        if (checked) {
+          EXPECT_EQ(s.code(), ss::errc::zero_pivot) << what << ": " << s.message();
+          EXPECT_NE(s.message().find("in system " + std::to_string(bad_system)), std::string::npos)
+              << what << ": " << s.message();
+        } else {
+          EXPECT_TRUE(s.is_ok()) << what << ": " << s.message();
+          EXPECT_EQ(at, bad_system) << what;
+        }
+      }
+  }
+}
+
 // Many small systems, several right-hand sides, and a system of millions of
 // rows (the partitioned method nested twice on the GPU).
 template <class Backend, class T>
@@ -351,6 +418,7 @@ void check_tridiagonal_overlaps() {
     streamscan_test::check_tridiagonal_batches<Backend, TypeParam>();                                        \
   }                                                                                                          \
   TYPED_TEST(Suite, warp_systems) { streamscan_test::check_tridiagonal_warp_systems<Backend, TypeParam>(); }   \
+  TYPED_TEST(Suite, staged_systems) { streamscan_test::check_tridiagonal_staged_systems<Backend, TypeParam>(); } \
   TYPED_TEST(Suite, bad_input) { streamscan_test::check_tridiagonal_errors<Backend, TypeParam>(); }          \
   TYPED_TEST(Suite, overlapping_arguments) {                                                                 \
     streamscan_test::check_tridiagonal_overlaps<Backend, TypeParam>();                                       \

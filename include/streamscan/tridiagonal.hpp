@@ -35,7 +35,8 @@
 // serially optimal one, a system per task):
 //   automatic: hybrid for systems of up to max_block_rows (2048)
 //     rows, partitioned past that; thomas for interleaved batches of many
-//     short systems, where a thread per system reads coalesced.
+//     short systems, where a thread per system reads coalesced, and for
+//     strided systems of up to staged_max_rows (64) rows, which it stages.
 //   cyclic_reduction: [ScanPrimitives] 4.3, a block per system in shared
 //     memory: log2 n levels eliminate every other remaining unknown (the
 //     scan's up-sweep), then log2 n levels substitute back (its down-sweep).
@@ -52,7 +53,10 @@
 //     tridiagonal system (solved by this same call, recursively), and every
 //     chunk is solved again with its separators known.
 //   thomas: a thread per system and right-hand side, the Thomas algorithm,
-//     with one value per equation of temp storage.
+//     with one value per equation of temp storage. Strided systems of up to
+//     staged_max_rows (64) rows are staged instead: a block reads its
+//     systems coalesced into shared memory, each thread solves its own there,
+//     and the block writes the solutions back coalesced (no temp storage).
 //   warp_pcr: a warp per system and right-hand side, several a block,
 //     parallel cyclic reduction in registers (the same arithmetic as hybrid's
 //     PCR at these sizes), for systems of up to warp_max_rows (64) rows;

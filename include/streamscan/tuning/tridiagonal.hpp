@@ -11,6 +11,17 @@
 // warp_pcr (opt-in until measured against hybrid and cuSPARSE): systems of at
 // most warp_max_rows rows, one warp each, warp_block_threads / 32 systems a
 // block, no shared memory (cuda/warp/warp_tridiagonal.cuh).
+//
+// thomas, staged: where a system's rows are contiguous (element_stride 1) and
+// it has at most staged_max_rows rows, a block of staged_systems threads
+// stages that many systems (lower, diagonal, upper, rhs, a row pitch of n | 1)
+// in shared memory, reading them coalesced, and each thread runs the Thomas
+// algorithm on its own (cuda/block/block_tridiagonal_staged.cuh). A block
+// takes 4 x staged_systems x (n | 1) values: 32 systems of 64 rows are 33 KB
+// in float, 66 KB in double, so that several blocks share a multiprocessor.
+// automatic_staged_thomas: automatic takes thomas for such systems, ahead of
+// the block solvers (most of whose threads idle at these sizes) and warp_pcr
+// (PCR does n log2 n eliminations where Thomas does n).
 #pragma once
 
 #include <cstdint>
@@ -30,10 +41,13 @@ struct tridiagonal_shape {
   int warp_max_rows;        // warp_pcr: longest system a warp solves (32 or 64: rows a lane, 1 or 2)
   int warp_block_threads;   // warp_pcr: threads of a block, a warp a system
   bool automatic_warp_pcr;  // automatic takes warp_pcr up to warp_max_rows (where it would take hybrid)
+  int staged_systems;       // thomas, staged: systems a block, a thread each (the block's threads)
+  int staged_max_rows;      // thomas, staged: longest system staged in shared memory
+  bool automatic_staged_thomas;  // automatic takes thomas for strided systems of up to staged_max_rows rows
 };
 
 constexpr tridiagonal_shape tridiagonal_shape_for(int /*value_bytes*/) {
-  return {2048, 1024, 64, 128, 8, 8, false, 8192, 128, 64, 256, false};
+  return {2048, 1024, 64, 128, 8, 8, false, 8192, 128, 64, 256, false, 32, 64, true};
 }
 
 // Threads of a block for a padded system of `rows` rows.

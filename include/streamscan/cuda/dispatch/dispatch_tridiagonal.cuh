@@ -4,7 +4,7 @@
 //
 // Temp storage: one word for the pivot check; checked mode: a copy of x's
 // extent (the solve writes there, x receives it only when no pivot failed);
-// thomas: n values per system; partitioned: six edge values per chunk, the
+// thomas: n values per system (none when staged in shared memory); partitioned: six edge values per chunk, the
 // separators' system (four values per separator) and, recursively, what
 // solving that system needs.
 #pragma once
@@ -35,13 +35,18 @@ __global__ void tridiagonal_copy_kernel(tridiagonal_problem<T> from, std::int64_
   }
 }
 
+// interleaved: the interleaved automatic rule applies; contiguous: a system's
+// rows are contiguous (element_stride 1), which the staged thomas needs.
 inline tridiagonal_strategy resolve_tridiagonal_strategy(tridiagonal_strategy asked, std::int64_t n,
                                                          std::int64_t systems, bool interleaved,
-                                                         const tuning::tridiagonal_shape& shape) {
+                                                         const tuning::tridiagonal_shape& shape, bool contiguous) {
   // warp_pcr: a lane holds at most two rows.
   const std::int64_t warp_rows = shape.warp_max_rows < 64 ? shape.warp_max_rows : 64;
   if (asked == tridiagonal_strategy::automatic) {
     if (interleaved && systems >= shape.thomas_min_systems && n <= shape.thomas_max_rows)
+      return tridiagonal_strategy::thomas;
+    // Rows contiguous and short: thomas stages a block's systems in shared memory.
+    if (contiguous && shape.automatic_staged_thomas && n <= shape.staged_max_rows)
       return tridiagonal_strategy::thomas;
     if (shape.automatic_warp_pcr && n <= warp_rows) return tridiagonal_strategy::warp_pcr;
     return n > shape.max_block_rows   ? tridiagonal_strategy::partitioned
@@ -49,9 +54,9 @@ inline tridiagonal_strategy resolve_tridiagonal_strategy(tridiagonal_strategy as
                                         : tridiagonal_strategy::hybrid;
   }
   if (asked == tridiagonal_strategy::warp_pcr && n > warp_rows)
-    return resolve_tridiagonal_strategy(tridiagonal_strategy::automatic, n, systems, interleaved, shape);
+    return resolve_tridiagonal_strategy(tridiagonal_strategy::automatic, n, systems, interleaved, shape, contiguous);
   if (asked == tridiagonal_strategy::partitioned && n <= shape.chunk_rows)
-    return resolve_tridiagonal_strategy(tridiagonal_strategy::automatic, n, systems, false, shape);
+    return resolve_tridiagonal_strategy(tridiagonal_strategy::automatic, n, systems, false, shape, contiguous);
   return asked;
 }
 
@@ -64,7 +69,7 @@ status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, 
                                const tuning::tridiagonal_shape& shape = tuning::tridiagonal_shape_for(sizeof(T))) {
   using streamscan::detail::temp_bytes_for;
   const bool interleaved = p.element_stride != 1;
-  const tridiagonal_strategy strategy = resolve_tridiagonal_strategy(asked, p.n, systems, interleaved, shape);
+  const tridiagonal_strategy strategy = resolve_tridiagonal_strategy(asked, p.n, systems, interleaved, shape, !interleaved);
   const block_tridiagonal_storage<T, 1> one_rhs{};
   const block_tridiagonal_storage<T, 3> three_rhs{};
   auto take = [&](std::size_t bytes) {
@@ -108,6 +113,27 @@ status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, 
                               m.thread_rows, separators, edges, fail);
   };
 
+  if (strategy == tridiagonal_strategy::thomas && !interleaved && p.n <= shape.staged_max_rows) {
+    // Staged: a block's systems in shared memory, a thread each; no temp storage.
+    // The kernel's launch bound is the compiled shape's block.
+    constexpr int threads = tuning::tridiagonal_shape_for(sizeof(T)).staged_systems;
+    if (temp == nullptr) return status::ok();
+    const int rows = static_cast<int>(p.n);
+    const std::size_t smem = block_thomas_storage<T>::bytes(threads, rows);
+    auto kernel = tridiagonal_staged_thomas_kernel<T>;
+    if (smem > 48 * 1024) {
+      const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 static_cast<int>(smem));
+      if (e != cudaSuccess) {
+        cudaGetLastError();
+        return cuda_status(fn, "raising the shared memory limit (cudaFuncSetAttribute)", e);
+      }
+    }
+    const std::int64_t blocks = (systems + threads - 1) / threads;
+    return launch_with_shared(fn, "tridiagonal_staged_thomas_kernel", kernel,
+                              blocks < (std::int64_t{1} << 24) ? blocks : (std::int64_t{1} << 24), threads, smem,
+                              stream, p, systems, rows, fail);
+  }
   if (strategy == tridiagonal_strategy::thomas) {
     T* factors = reinterpret_cast<T*>(take(temp_bytes_for<T>(systems * p.n)));
     if (temp == nullptr) return status::ok();
@@ -148,7 +174,7 @@ status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, 
   if (temp == nullptr) return solve_tridiagonal_level(fn, reduced, systems, tridiagonal_strategy::automatic, nullptr,
                                                       used, fail, stream, shape);
   const block_method chunk_method = method_for(
-      resolve_tridiagonal_strategy(tridiagonal_strategy::automatic, b, systems, false, shape), b);
+      resolve_tridiagonal_strategy(tridiagonal_strategy::automatic, b, systems, false, shape, false), b);
   status s = chunk_pass(tridiagonal_chunk_kernel<T, true>, "tridiagonal_chunk_kernel (edges)", three_rhs, b, chunks,
                         b, chunk_method, nullptr, edges);
   if (s)

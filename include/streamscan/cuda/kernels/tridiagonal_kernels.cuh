@@ -11,6 +11,7 @@
 #include "../../tuning/tridiagonal.hpp"
 #include "../agent/agent_tridiagonal.cuh"
 #include "../block/block_tridiagonal.cuh"
+#include "../block/block_tridiagonal_staged.cuh"
 #include "../thread/thread_tridiagonal.cuh"
 #include "../warp/warp_tridiagonal.cuh"
 
@@ -83,6 +84,38 @@ __global__ void tridiagonal_thomas_kernel(tridiagonal_problem<T> p, std::int64_t
     const bool ok = thread_thomas(p.lower + m, p.diagonal + m, p.upper + m, p.rhs + r, p.x + r, factors + system, p.n,
                                   p.element_stride, systems);
     if (!ok && fail != nullptr) atomicMin(fail, static_cast<unsigned long long>(system));
+  }
+}
+
+// thomas, staged (element_stride 1, systems of at most `rows` rows): blockDim.x
+// systems a block in a grid-stride loop, a thread each, staged in dynamic shared
+// memory (block_thomas_storage<T>::bytes(blockDim.x, rows);
+// block/block_tridiagonal_staged.cuh). System numbering and the pivot report
+// are tridiagonal_thomas_kernel's.
+template <class T>
+__global__ void __launch_bounds__(tuning::tridiagonal_shape_for(sizeof(T)).staged_systems)
+    tridiagonal_staged_thomas_kernel(tridiagonal_problem<T> p, std::int64_t systems, int rows,
+                                     unsigned long long* fail) {
+  extern __shared__ __align__(16) unsigned char tridiagonal_staged_smem[];
+  const int per_block = static_cast<int>(blockDim.x);
+  const block_thomas_storage<T> st{tridiagonal_staged_smem, per_block, rows};
+  const int n = static_cast<int>(p.n);
+  for (std::int64_t first = blockIdx.x * std::int64_t(per_block); first < systems;
+       first += std::int64_t(gridDim.x) * per_block) {
+    const int count = static_cast<int>(systems - first < per_block ? systems - first : per_block);
+    const int s = static_cast<int>(threadIdx.x);
+    if (s < count) {
+      st.matrix_offset()[s] = p.matrix_at(first + s, 0);
+      st.rhs_offset()[s] = p.rhs_at(first + s, 0);
+    }
+    __syncthreads();
+    block_thomas_load(st, p.lower, p.diagonal, p.upper, p.rhs, n, count);
+    __syncthreads();
+    if (s < count && !block_thomas_solve(st, s, n) && fail != nullptr)
+      atomicMin(fail, static_cast<unsigned long long>(first + s));
+    __syncthreads();
+    block_thomas_store(st, p.x, n, count);
+    __syncthreads();  // the next systems reuse the shared memory
   }
 }
 
