@@ -35,8 +35,8 @@
 // serially optimal one, a system per task):
 //   automatic: hybrid for systems of up to max_block_rows (2048)
 //     rows, partitioned past that; thomas for interleaved batches of many
-//     short systems, where a thread per system reads coalesced, and for
-//     strided systems of up to staged_max_rows (64) rows, which it stages.
+//     short systems, where a thread per system reads coalesced; warp_pcr for
+//     float systems of contiguous rows, up to warp_max_rows (64) rows.
 //   cyclic_reduction: [ScanPrimitives] 4.3, a block per system in shared
 //     memory: log2 n levels eliminate every other remaining unknown (the
 //     scan's up-sweep), then log2 n levels substitute back (its down-sweep).
@@ -60,7 +60,7 @@
 //   warp_pcr: a warp per system and right-hand side, several a block,
 //     parallel cyclic reduction in registers (the same arithmetic as hybrid's
 //     PCR at these sizes), for systems of up to warp_max_rows (64) rows;
-//     longer systems run what automatic picks. Opt-in until measured.
+//     longer systems run what automatic picks.
 // Strategies that keep a whole system in one block take systems up to
 // max_block_rows rows; larger ones are refused (shapes: tuning/tridiagonal.hpp).
 #pragma once

@@ -8,9 +8,11 @@
 // threads than rows: every level past the first leaves most of them idle, and
 // small blocks let more systems share a multiprocessor.
 //
-// warp_pcr (opt-in until measured against hybrid and cuSPARSE): systems of at
-// most warp_max_rows rows, one warp each, warp_block_threads / 32 systems a
-// block, no shared memory (cuda/warp/warp_tridiagonal.cuh).
+// warp_pcr: systems of at most warp_max_rows rows, one warp each,
+// warp_block_threads / 32 systems a block, no shared memory
+// (cuda/warp/warp_tridiagonal.cuh). automatic_warp_pcr: automatic takes it for
+// such systems with contiguous rows, where it beat hybrid in float (in double
+// hybrid stayed ahead; docs/performance.md, "Tridiagonal systems").
 //
 // thomas, staged: where a system's rows are contiguous (element_stride 1) and
 // it has at most staged_max_rows rows, a block of staged_systems threads
@@ -19,9 +21,9 @@
 // algorithm on its own (cuda/block/block_tridiagonal_staged.cuh). A block
 // takes 4 x staged_systems x (n | 1) values: 32 systems of 64 rows are 33 KB
 // in float, 66 KB in double, so that several blocks share a multiprocessor.
-// automatic_staged_thomas: automatic takes thomas for such systems, ahead of
-// the block solvers (most of whose threads idle at these sizes) and warp_pcr
-// (PCR does n log2 n eliminations where Thomas does n).
+// automatic_staged_thomas: automatic takes thomas for such systems. Off: a
+// block of one warp, and a few blocks an SM for the shared memory, leave too
+// few loads in flight; it ran behind hybrid and warp_pcr.
 #pragma once
 
 #include <cstdint>
@@ -46,8 +48,8 @@ struct tridiagonal_shape {
   bool automatic_staged_thomas;  // automatic takes thomas for strided systems of up to staged_max_rows rows
 };
 
-constexpr tridiagonal_shape tridiagonal_shape_for(int /*value_bytes*/) {
-  return {2048, 1024, 64, 128, 8, 8, false, 8192, 128, 64, 256, false, 32, 64, true};
+constexpr tridiagonal_shape tridiagonal_shape_for(int value_bytes) {
+  return {2048, 1024, 64, 128, 8, 8, false, 8192, 128, 64, 256, value_bytes == 4, 32, 64, false};
 }
 
 // Threads of a block for a padded system of `rows` rows.

@@ -48,7 +48,7 @@ inline tridiagonal_strategy resolve_tridiagonal_strategy(tridiagonal_strategy as
     // Rows contiguous and short: thomas stages a block's systems in shared memory.
     if (contiguous && shape.automatic_staged_thomas && n <= shape.staged_max_rows)
       return tridiagonal_strategy::thomas;
-    if (shape.automatic_warp_pcr && n <= warp_rows) return tridiagonal_strategy::warp_pcr;
+    if (contiguous && shape.automatic_warp_pcr && n <= warp_rows) return tridiagonal_strategy::warp_pcr;
     return n > shape.max_block_rows   ? tridiagonal_strategy::partitioned
            : shape.automatic_thomas_pcr ? tridiagonal_strategy::thomas_pcr
                                         : tridiagonal_strategy::hybrid;
@@ -99,14 +99,7 @@ status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, 
                         std::int64_t padded, block_method m, const T* separators, tridiagonal_edges<T>* edges) {
     const int threads = m.threads;
     const std::size_t smem = decltype(storage)::bytes(static_cast<int>(padded), m.pcr);
-    if (smem > 48 * 1024) {
-      const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 static_cast<int>(smem));
-      if (e != cudaSuccess) {
-        cudaGetLastError();
-        return cuda_status(fn, "raising the shared memory limit (cudaFuncSetAttribute)", e);
-      }
-    }
+    if (status s = allow_dynamic_shared(fn, kernel, smem); !s) return s;
     const std::int64_t jobs = systems * chunks;
     return launch_with_shared(fn, name, kernel, jobs < (std::int64_t{1} << 24) ? jobs : (std::int64_t{1} << 24),
                               threads, smem, stream, p, systems, chunk_rows, chunks, static_cast<int>(padded), m.pcr,
@@ -121,14 +114,7 @@ status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, 
     const int rows = static_cast<int>(p.n);
     const std::size_t smem = block_thomas_storage<T>::bytes(threads, rows);
     auto kernel = tridiagonal_staged_thomas_kernel<T>;
-    if (smem > 48 * 1024) {
-      const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 static_cast<int>(smem));
-      if (e != cudaSuccess) {
-        cudaGetLastError();
-        return cuda_status(fn, "raising the shared memory limit (cudaFuncSetAttribute)", e);
-      }
-    }
+    if (status s = allow_dynamic_shared(fn, kernel, smem); !s) return s;
     const std::int64_t blocks = (systems + threads - 1) / threads;
     return launch_with_shared(fn, "tridiagonal_staged_thomas_kernel", kernel,
                               blocks < (std::int64_t{1} << 24) ? blocks : (std::int64_t{1} << 24), threads, smem,

@@ -154,6 +154,17 @@ inline status launch_result(const char* fn, const char* kernel_name) {
   return status::ok();
 }
 
+// Lets kernel take `bytes` of dynamic shared memory (past 48 KiB it must ask).
+template <class... Params>
+status allow_dynamic_shared(const char* fn, void (*kernel)(Params...), std::size_t bytes) {
+  if (bytes <= 48 * 1024) return status::ok();
+  const cudaError_t e =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+  if (e == cudaSuccess) return status::ok();
+  cudaGetLastError();
+  return cuda_status(fn, "raising the shared memory limit (cudaFuncSetAttribute)", e);
+}
+
 // Launches kernel<<<grid, block, dynamic_shared, stream>>>(args...) and
 // reports a failed launch as a status naming the kernel.
 template <class... Params, class... Args>
