@@ -4,7 +4,11 @@ implementation so that torch.compile(fullgraph=True) traces through them.
 A call on a torch tensor takes this path where autograd records it (the
 tensor requires grad and grad mode is on) or torch.compile traces it; every
 other call goes straight to the back end (no dispatcher in its way). The ops
-are registered at the first such call: torch is imported by then.
+are registered at the first such call: torch is imported by then. Eager calls
+under autograd run the same implementation, context and backward as a
+torch.autograd.Function rather than through the op (_differentiable): the
+op's dispatch costs about a tenth of a millisecond a forward and backward,
+more than a short call's kernels.
 
 Gradients, as torch's own functions have them:
   add (cumsum)       the reverse scan of the gradient (exclusive: reverse exclusive)
@@ -62,20 +66,20 @@ def scan(x: Any, op: str, exclusive: bool, dtype: Any, initial: Any, dim: Option
     import torch
     from ._scan import dtype_name
     torch_dtype = None if dtype is None else getattr(torch, dtype_name(dtype))
-    return _registered().scan(x, op, exclusive, torch_dtype, initial, dim)
+    return _call("scan", x, op, exclusive, torch_dtype, initial, dim)
 
 
 def segmented_scan(x: Any, flags: Any, offsets: Any, op: str, exclusive: bool, backward: bool, initial: Any,
                    strategy: Optional[str]) -> Any:
     """The segmented scan custom op."""
-    return _registered().segmented_scan(x, flags, offsets, op, exclusive, backward, initial, strategy)
+    return _call("segmented_scan", x, flags, offsets, op, exclusive, backward, initial, strategy)
 
 
 def spmv(indptr: Any, indices: Any, values: Any, shape: Any, x: Any, y: Any, alpha: float, beta: float,
          strategy: Optional[str]) -> Any:
     """The SpMV custom op, which returns a new vector; y, where given, is then
     written as torch's in-place ops write (autograd sees it)."""
-    result = _registered().spmv(indptr, indices, values, int(shape[1]), x, y, float(alpha), float(beta), strategy)
+    result = _call("spmv", indptr, indices, values, int(shape[1]), x, y, float(alpha), float(beta), strategy)
     if y is None:
         return result
     return y.copy_(result)
@@ -83,7 +87,7 @@ def spmv(indptr: Any, indices: Any, values: Any, shape: Any, x: Any, y: Any, alp
 
 def tridiagonal_solve(lower: Any, diagonal: Any, upper: Any, b: Any, check: bool, strategy: Optional[str]) -> Any:
     """The tridiagonal solve custom op."""
-    return _registered().tridiagonal_solve(lower, diagonal, upper, b, bool(check), strategy)
+    return _call("tridiagonal_solve", lower, diagonal, upper, b, bool(check), strategy)
 
 
 def argsort(keys: Any, descending: bool, begin_bit: int, end_bit: Optional[int], dim: int,
@@ -104,18 +108,8 @@ def sorted_by(keys: Any, values: Any, descending: bool, begin_bit: int, end_bit:
 
 
 def linear_recurrence(a: Any, b: Any, initial: Any, dim: int, reverse: bool) -> Any:
-    """The linear recurrence under autograd (dim: non-negative): traced by
-    torch.compile, the custom op; eager, a torch.autograd.Function around the
-    same two passes, which spares each call the custom op's dispatch (about a
-    tenth of a millisecond a forward and backward, more than a short call's
-    kernels)."""
-    import torch
-    if torch.compiler.is_compiling():
-        return _registered().linear_recurrence(a, b, initial, dim, reverse)
-    return _recurrence_function(torch).apply(a, b, initial, dim, reverse)
-
-
-_recurrence_fn = None
+    """The linear recurrence custom op (dim: non-negative)."""
+    return _call("linear_recurrence", a, b, initial, dim, reverse)
 
 
 def _recurrence_grads(backward_pass, saved, grad, dim: int, reverse: bool):
@@ -126,27 +120,35 @@ def _recurrence_grads(backward_pass, saved, grad, dim: int, reverse: bool):
     return grad_a, grad_b, grad_initial if initial is not None else None, None, None
 
 
-def _recurrence_function(torch):
-    """The eager autograd.Function (made at the first call)."""
-    global _recurrence_fn
-    if _recurrence_fn is None:
-        from . import _recurrence
+_eager = {}  # an op's name -> its eager torch.autograd.Function
 
-        class LinearRecurrence(torch.autograd.Function):
-            @staticmethod
-            def forward(ctx, a, b, initial, dim, reverse):
-                h = _recurrence.recurrence_direct(a, b, dim, None, initial, reverse, None)
-                ctx.dim, ctx.reverse = dim, reverse
-                ctx.save_for_backward(a, h, initial)
-                return h
 
-            @staticmethod
-            def backward(ctx, grad):
-                return _recurrence_grads(_recurrence.recurrence_backward_direct, ctx.saved_tensors, grad, ctx.dim,
-                                         ctx.reverse)
+def _call(name: str, *args: Any) -> Any:
+    """Op `name` on args: traced by torch.compile, the custom op; eager, its
+    torch.autograd.Function."""
+    import torch
+    ops = _registered()
+    if torch.compiler.is_compiling():
+        return getattr(ops, name)(*args)
+    return _eager[name].apply(*args)
 
-        _recurrence_fn = LinearRecurrence
-    return _recurrence_fn
+
+def _differentiable(torch, name: str, impl, setup_context, backward, eager_backward=None):
+    """impl as the custom op streamscan::name, with autograd (setup_context,
+    backward), and the same three as an eager torch.autograd.Function
+    (eager_backward: its own backward, where the op's calls another op that
+    an eager one can skip). Returns the op, for its fake implementation."""
+    op = torch.library.custom_op(f"streamscan::{name}", mutates_args=())(impl)
+    op.register_autograd(backward, setup_context=setup_context)
+
+    def forward(ctx, *inputs):
+        output = impl(*inputs)
+        setup_context(ctx, inputs, output)
+        return output
+
+    _eager[name] = type(name, (torch.autograd.Function,),
+                        {"forward": staticmethod(forward), "backward": staticmethod(eager_backward or backward)})
+    return op
 
 
 def _result_dtype(x, op: str, dtype):
@@ -171,18 +173,12 @@ def _register() -> bool:
         return True
     import torch
 
-    @torch.library.custom_op("streamscan::scan", mutates_args=())
-    def scan_op(x: torch.Tensor, op: str, exclusive: bool, dtype: Optional[torch.dtype],
-                initial: Optional[Union[int, float, bool]], dim: Optional[int]) -> torch.Tensor:
+    def scan_impl(x: torch.Tensor, op: str, exclusive: bool, dtype: Optional[torch.dtype],
+                  initial: Optional[Union[int, float, bool]], dim: Optional[int]) -> torch.Tensor:
         from . import _scan
         name = None if dtype is None else str(dtype).replace("torch.", "")
         axis = _scan.FLATTEN if dim is None else dim
         return _scan.scan(x, op, exclusive, name, initial, None, None, None, axis=axis)
-
-    @scan_op.register_fake
-    def _(x, op, exclusive, dtype, initial, dim):
-        shape = (x.numel(),) if dim is None else x.shape
-        return x.new_empty(shape, dtype=_result_dtype(x, op, dtype))
 
     def setup_context(ctx, inputs, output):
         x, op, exclusive, _, initial, dim = inputs
@@ -199,7 +195,13 @@ def _register() -> bool:
         grad_x = _scan_gradient(torch, ctx.op, ctx.exclusive, ctx.initial, x, out, grad, dim)
         return grad_x.reshape(shape).to(x.dtype), None, None, None, None, None
 
-    scan_op.register_autograd(backward, setup_context=setup_context)
+    scan_op = _differentiable(torch, "scan", scan_impl, setup_context, backward)
+
+    @scan_op.register_fake
+    def _(x, op, exclusive, dtype, initial, dim):
+        shape = (x.numel(),) if dim is None else x.shape
+        return x.new_empty(shape, dtype=_result_dtype(x, op, dtype))
+
     _register_segmented(torch)
     _register_spmv(torch)
     _register_tridiagonal(torch)
@@ -241,16 +243,11 @@ def _scan_gradient(torch, op: str, exclusive: bool, initial: Any, x, out, grad, 
 
 
 def _register_segmented(torch) -> None:
-    @torch.library.custom_op("streamscan::segmented_scan", mutates_args=())
-    def segmented_op(x: torch.Tensor, flags: Optional[torch.Tensor], offsets: Optional[torch.Tensor], op: str,
+    def segmented_impl(x: torch.Tensor, flags: Optional[torch.Tensor], offsets: Optional[torch.Tensor], op: str,
                      exclusive: bool, backward: bool, initial: Optional[Union[int, float, bool]],
                      strategy: Optional[str]) -> torch.Tensor:
         from . import _scan
         return _scan.scan(x, op, exclusive, None, initial, None, None, strategy, flags, offsets, backward, True)
-
-    @segmented_op.register_fake
-    def _(x, flags, offsets, op, exclusive, backward, initial, strategy):
-        return x.new_empty(x.shape, dtype=torch.int64 if x.dtype == torch.bool else x.dtype)
 
     def setup_context(ctx, inputs, output):
         x, flags, offsets, op, exclusive, backward, initial, _ = inputs
@@ -263,7 +260,11 @@ def _register_segmented(torch) -> None:
                                      out, grad)
         return grad_x, None, None, None, None, None, None, None
 
-    segmented_op.register_autograd(backward, setup_context=setup_context)
+    segmented_op = _differentiable(torch, "segmented_scan", segmented_impl, setup_context, backward)
+
+    @segmented_op.register_fake
+    def _(x, flags, offsets, op, exclusive, backward, initial, strategy):
+        return x.new_empty(x.shape, dtype=torch.int64 if x.dtype == torch.bool else x.dtype)
 
 
 def _segmented_gradient(torch, op: str, exclusive: bool, backward: bool, initial: Any, x, flags, offsets, out, grad):
@@ -342,17 +343,12 @@ def _next(torch, v, backward: bool, span: int = 1):
 
 
 def _register_spmv(torch) -> None:
-    @torch.library.custom_op("streamscan::spmv", mutates_args=())
-    def spmv_op(indptr: torch.Tensor, indices: torch.Tensor, values: torch.Tensor, cols: int, x: torch.Tensor,
+    def spmv_impl(indptr: torch.Tensor, indices: torch.Tensor, values: torch.Tensor, cols: int, x: torch.Tensor,
                 y: Optional[torch.Tensor], alpha: float, beta: float, strategy: Optional[str]) -> torch.Tensor:
         from . import _linalg
         shape = (indptr.shape[0] - 1, cols)
         written = None if y is None else y.clone(memory_format=torch.contiguous_format)
         return _linalg.spmv_direct((indptr, indices, values, shape), x, written, alpha, beta, strategy)
-
-    @spmv_op.register_fake
-    def _(indptr, indices, values, cols, x, y, alpha, beta, strategy):
-        return values.new_empty((indptr.shape[0] - 1,))
 
     def setup_context(ctx, inputs, output):
         indptr, indices, values, cols, x, _, alpha, beta, _ = inputs
@@ -381,19 +377,18 @@ def _register_spmv(torch) -> None:
             grad_y = ctx.beta * grad
         return None, None, grad_values, None, grad_x, grad_y, None, None, None
 
-    spmv_op.register_autograd(backward, setup_context=setup_context)
+    spmv_op = _differentiable(torch, "spmv", spmv_impl, setup_context, backward)
+
+    @spmv_op.register_fake
+    def _(indptr, indices, values, cols, x, y, alpha, beta, strategy):
+        return values.new_empty((indptr.shape[0] - 1,))
 
 
 def _register_tridiagonal(torch) -> None:
-    @torch.library.custom_op("streamscan::tridiagonal_solve", mutates_args=())
-    def tridiagonal_op(lower: torch.Tensor, diagonal: torch.Tensor, upper: torch.Tensor, b: torch.Tensor,
+    def tridiagonal_impl(lower: torch.Tensor, diagonal: torch.Tensor, upper: torch.Tensor, b: torch.Tensor,
                        check: bool, strategy: Optional[str]) -> torch.Tensor:
         from . import _linalg
         return _linalg.tridiagonal_direct(lower, diagonal, upper, b, None, check, strategy)
-
-    @tridiagonal_op.register_fake
-    def _(lower, diagonal, upper, b, check, strategy):
-        return b.new_empty(b.shape)
 
     def setup_context(ctx, inputs, output):
         lower, diagonal, upper = inputs[:3]
@@ -416,7 +411,11 @@ def _register_tridiagonal(torch) -> None:
         grad_upper = pad(-grad_b[..., :-1] * x[..., 1:], (0, 1))
         return grad_lower, -grad_b * x, grad_upper, grad_b, None, None
 
-    tridiagonal_op.register_autograd(backward, setup_context=setup_context)
+    tridiagonal_op = _differentiable(torch, "tridiagonal_solve", tridiagonal_impl, setup_context, backward)
+
+    @tridiagonal_op.register_fake
+    def _(lower, diagonal, upper, b, check, strategy):
+        return b.new_empty(b.shape)
 
 
 def _register_argsort(torch) -> None:
@@ -434,16 +433,11 @@ def _register_argsort(torch) -> None:
 def _register_recurrence(torch) -> None:
     from typing import Tuple
 
-    @torch.library.custom_op("streamscan::linear_recurrence", mutates_args=())
-    def recurrence_op(a: torch.Tensor, b: torch.Tensor, initial: Optional[torch.Tensor], dim: int,
-                      reverse: bool) -> torch.Tensor:
-        from . import _recurrence
-        return _recurrence.recurrence_direct(a, b, dim, None, initial, reverse, None)
+    from . import _recurrence
 
-    @recurrence_op.register_fake
-    def _(a, b, initial, dim, reverse):
-        torch._check(a.shape == b.shape, lambda: f"b: shape {tuple(b.shape)}, expected a's {tuple(a.shape)}")
-        return a.new_empty(a.shape)
+    def recurrence_impl(a: torch.Tensor, b: torch.Tensor, initial: Optional[torch.Tensor], dim: int,
+                        reverse: bool) -> torch.Tensor:
+        return _recurrence.recurrence_direct(a, b, dim, None, initial, reverse, None)
 
     @torch.library.custom_op("streamscan::linear_recurrence_backward", mutates_args=())
     def recurrence_backward_op(a: torch.Tensor, h: torch.Tensor, grad: torch.Tensor,
@@ -466,5 +460,15 @@ def _register_recurrence(torch) -> None:
         return _recurrence_grads(torch.ops.streamscan.linear_recurrence_backward, ctx.saved_tensors, grad, ctx.dim,
                                  ctx.reverse)
 
-    recurrence_op.register_autograd(backward, setup_context=setup_context)
+    def eager_backward(ctx, grad):  # the C++ gradient pass without its op in the way
+        return _recurrence_grads(_recurrence.recurrence_backward_direct, ctx.saved_tensors, grad, ctx.dim,
+                                 ctx.reverse)
+
+    recurrence_op = _differentiable(torch, "linear_recurrence", recurrence_impl, setup_context, backward,
+                                    eager_backward)
+
+    @recurrence_op.register_fake
+    def _(a, b, initial, dim, reverse):
+        torch._check(a.shape == b.shape, lambda: f"b: shape {tuple(b.shape)}, expected a's {tuple(a.shape)}")
+        return a.new_empty(a.shape)
 
