@@ -143,40 +143,56 @@ void check_tridiagonal_warp_systems() {
   }
 }
 
-// thomas on strided systems short enough to stage (a block of staged_systems
-// systems in shared memory, a thread each), and automatic, which takes it
-// there: at the sizes around a warp's rows and past the longest staged (which
-// runs the global-memory thomas), batches that leave the last block partly
-// full, rows packed and with gaps between systems, one and two right-hand
-// sides (the second's systems continue the block numbering); then a zero
-// pivot in a system of the second block, checked and unchecked.
+// thomas on short systems (a thread each, its factors in shared memory): at
+// the sizes around a slice's and a warp's rows and past the longest short
+// system (which runs the global-memory thomas), batches that leave the last
+// block partly full, strided rows packed and with gaps between systems (a gap
+// of 3 leaves some systems' rows 16-byte aligned and others not, so both the
+// vector and the row-by-row reads run, the vectors with a last partial slice),
+// interleaved systems, one and two right-hand sides (the second's systems
+// continue the block numbering, and their gap misaligns them); automatic,
+// which takes it for many systems or systems of one slice; then a zero pivot
+// in a system of the second block, checked and unchecked.
 template <class Backend, class T>
-void check_tridiagonal_staged_systems() {
+void check_tridiagonal_short_systems() {
   namespace ss = streamscan;
   using L = ss::tridiagonal_layout;
   using S = ss::tridiagonal_strategy;
-  auto rng = make_rng(std::string("tridiagonal.staged.") + Backend::name + typeid(T).name());
+  auto rng = make_rng(std::string("tridiagonal.short.") + Backend::name + typeid(T).name());
   const auto shape = ss::tuning::tridiagonal_shape_for(sizeof(T));
-  const std::int64_t per_block = shape.staged_systems;
-  const std::int64_t longest = shape.staged_max_rows;
-  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{2}, std::int64_t{31}, std::int64_t{32},
+  const std::int64_t per_block = shape.short_threads;
+  const std::int64_t longest = shape.short_max_rows;
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{2}, std::int64_t{7}, std::int64_t{31}, std::int64_t{32},
                                std::int64_t{33}, std::int64_t{63}, longest, longest + 1})
-    for (const std::int64_t gap : {0, 3})
+    for (const std::int64_t gap : {-1, 0, 3})  // -1: interleaved
       for (const std::int64_t rhs : {1, 2}) {
-        const std::int64_t batch = (rhs == 1 ? 5 : 2) * per_block + 3 + gap;
-        const auto a = random_tridiagonal<T>(rng, n, batch, L::strided, gap, rhs, rhs == 2 && gap ? 5 : 0);
+        const L layout = gap < 0 ? L::interleaved : L::strided;
+        const std::int64_t g = gap < 0 ? 0 : gap;
+        const std::int64_t batch = (rhs == 1 ? 5 : 2) * per_block + 3 + g;
+        const auto a = random_tridiagonal<T>(rng, n, batch, layout, g, rhs, rhs == 2 && gap != 0 ? 5 : 0);
         const auto b = random_rhs(rng, a);
-        for (const S strategy : {S::thomas, S::automatic}) {
-          ss::tridiagonal_options opt;
-          opt.strategy = strategy;
-          opt.checked = Backend::gpu && (rhs == 2) != (strategy == S::automatic);
-          run_and_check<Backend>(a, b, opt, tridiagonal_form::two_phase, n == 33 || n == 2,
-                                 std::string(Backend::name) + " staged " + ss::to_string(strategy) + " n " +
-                                     std::to_string(n) + " batch " + std::to_string(batch) + " gap " +
-                                     std::to_string(gap) + " rhs " + std::to_string(rhs) +
-                                     (opt.checked ? " checked" : ""));
-        }
+        ss::tridiagonal_options opt;
+        opt.strategy = S::thomas;
+        opt.checked = Backend::gpu && rhs == 2;
+        run_and_check<Backend>(a, b, opt, tridiagonal_form::two_phase, n == 33 || n == 2,
+                               std::string(Backend::name) + " short thomas n " + std::to_string(n) + " batch " +
+                                   std::to_string(batch) + " " + ss::to_string(layout) + " gap " +
+                                   std::to_string(g) + " rhs " + std::to_string(rhs) +
+                                   (opt.checked ? " checked" : ""));
       }
+  // automatic: from thomas_min_systems systems on, and systems of one slice.
+  for (const auto& [n, batch] : {std::pair<std::int64_t, std::int64_t>{shape.short_slice_rows, 3},
+                                 {longest / 2, shape.thomas_min_systems + 5}})
+    for (const L layout : {L::strided, L::interleaved}) {
+      if (n * batch > test_size_cap()) continue;
+      const auto a = random_tridiagonal<T>(rng, n, batch, layout);
+      const auto b = random_rhs(rng, a);
+      ss::tridiagonal_options opt;
+      opt.strategy = S::automatic;
+      run_and_check<Backend>(a, b, opt, tridiagonal_form::two_phase, false,
+                             std::string(Backend::name) + " short automatic n " + std::to_string(n) + " batch " +
+                                 std::to_string(batch) + " " + ss::to_string(layout));
+    }
   // A zero pivot in a system of the second block: reported as the global
   // thomas reports it (checked: an error naming it; else options.zero_pivot_at).
   if (!Backend::gpu) return;
@@ -418,7 +434,7 @@ void check_tridiagonal_overlaps() {
     streamscan_test::check_tridiagonal_batches<Backend, TypeParam>();                                        \
   }                                                                                                          \
   TYPED_TEST(Suite, warp_systems) { streamscan_test::check_tridiagonal_warp_systems<Backend, TypeParam>(); }   \
-  TYPED_TEST(Suite, staged_systems) { streamscan_test::check_tridiagonal_staged_systems<Backend, TypeParam>(); } \
+  TYPED_TEST(Suite, short_systems) { streamscan_test::check_tridiagonal_short_systems<Backend, TypeParam>(); }   \
   TYPED_TEST(Suite, bad_input) { streamscan_test::check_tridiagonal_errors<Backend, TypeParam>(); }          \
   TYPED_TEST(Suite, overlapping_arguments) {                                                                 \
     streamscan_test::check_tridiagonal_overlaps<Backend, TypeParam>();                                       \

@@ -27,6 +27,7 @@
 #include <streamscan/cuda/device/device_tridiagonal.cuh>
 
 #include "cuda_timing.cuh"
+#include "cusparse_gtsv.hpp"
 #include "gpu_buffers.cuh"
 #include "tool.hpp"
 
@@ -40,40 +41,6 @@ void check(cusparseStatus_t s, const char* what) {
 struct tridiagonal_shape_case {
   std::int64_t n, batch;
 };
-
-// cuSPARSE's entry points by value type.
-cusparseStatus_t strided_buffer(cusparseHandle_t h, int m, const float* dl, const float* d, const float* du,
-                                const float* x, int batch, int stride, std::size_t* bytes) {
-  return cusparseSgtsv2StridedBatch_bufferSizeExt(h, m, dl, d, du, x, batch, stride, bytes);
-}
-cusparseStatus_t strided_buffer(cusparseHandle_t h, int m, const double* dl, const double* d, const double* du,
-                                const double* x, int batch, int stride, std::size_t* bytes) {
-  return cusparseDgtsv2StridedBatch_bufferSizeExt(h, m, dl, d, du, x, batch, stride, bytes);
-}
-cusparseStatus_t strided_solve(cusparseHandle_t h, int m, const float* dl, const float* d, const float* du, float* x,
-                               int batch, int stride, void* buffer) {
-  return cusparseSgtsv2StridedBatch(h, m, dl, d, du, x, batch, stride, buffer);
-}
-cusparseStatus_t strided_solve(cusparseHandle_t h, int m, const double* dl, const double* d, const double* du,
-                               double* x, int batch, int stride, void* buffer) {
-  return cusparseDgtsv2StridedBatch(h, m, dl, d, du, x, batch, stride, buffer);
-}
-cusparseStatus_t interleaved_buffer(cusparseHandle_t h, int m, float* dl, float* d, float* du, float* x, int batch,
-                                    std::size_t* bytes) {
-  return cusparseSgtsvInterleavedBatch_bufferSizeExt(h, 0, m, dl, d, du, x, batch, bytes);
-}
-cusparseStatus_t interleaved_buffer(cusparseHandle_t h, int m, double* dl, double* d, double* du, double* x,
-                                    int batch, std::size_t* bytes) {
-  return cusparseDgtsvInterleavedBatch_bufferSizeExt(h, 0, m, dl, d, du, x, batch, bytes);
-}
-cusparseStatus_t interleaved_solve(cusparseHandle_t h, int m, float* dl, float* d, float* du, float* x, int batch,
-                                   void* buffer) {
-  return cusparseSgtsvInterleavedBatch(h, 0, m, dl, d, du, x, batch, buffer);
-}
-cusparseStatus_t interleaved_solve(cusparseHandle_t h, int m, double* dl, double* d, double* du, double* x, int batch,
-                                   void* buffer) {
-  return cusparseDgtsvInterleavedBatch(h, 0, m, dl, d, du, x, batch, buffer);
-}
 
 template <class T>
 void bench_shape(const bench_options& o, const tridiagonal_shape_case& sh, streamscan::tridiagonal_layout layout,

@@ -53,10 +53,10 @@
 //     tridiagonal system (solved by this same call, recursively), and every
 //     chunk is solved again with its separators known.
 //   thomas: a thread per system and right-hand side, the Thomas algorithm,
-//     with one value per equation of temp storage. Strided systems of up to
-//     staged_max_rows (64) rows are staged instead: a block reads its
-//     systems coalesced into shared memory, each thread solves its own there,
-//     and the block writes the solutions back coalesced (no temp storage).
+//     with one value per equation of temp storage. Systems of up to
+//     short_max_rows rows (256 in float, 128 in double) keep those values in
+//     shared memory instead and read their rows several at a time, ahead of
+//     the elimination (no temp storage).
 //   warp_pcr: a warp per system and right-hand side, several a block,
 //     parallel cyclic reduction in registers (the same arithmetic as hybrid's
 //     PCR at these sizes), for systems of up to warp_max_rows (64) rows;

@@ -14,16 +14,16 @@
 // such systems with contiguous rows, where it beat hybrid in float (in double
 // hybrid stayed ahead; docs/performance.md, "Tridiagonal systems").
 //
-// thomas, staged: where a system's rows are contiguous (element_stride 1) and
-// it has at most staged_max_rows rows, a block of staged_systems threads
-// stages that many systems (lower, diagonal, upper, rhs, a row pitch of n | 1)
-// in shared memory, reading them coalesced, and each thread runs the Thomas
-// algorithm on its own (cuda/block/block_tridiagonal_staged.cuh). A block
-// takes 4 x staged_systems x (n | 1) values: 32 systems of 64 rows are 33 KB
-// in float, 66 KB in double, so that several blocks share a multiprocessor.
-// automatic_staged_thomas: automatic takes thomas for such systems. Off: a
-// block of one warp, and a few blocks an SM for the shared memory, leave too
-// few loads in flight; it ran behind hybrid and warp_pcr.
+// thomas, short systems: systems of at most short_max_rows rows (either
+// layout) take a thread each, short_threads a block, the forward sweep's two
+// values a row in the thread's column of shared memory (2 n short_threads
+// values a block: 128 KB at the longest); the thread reads short_slice_rows
+// rows at a time, in 16-byte vectors where rows are contiguous, short_depth
+// slices ahead of the one it eliminates (cuda/agent/agent_tridiagonal_short.cuh;
+// experiments/tridiagonal_short picked 8 rows and one slice ahead for both
+// types). automatic_short_thomas: automatic takes it for such systems from
+// thomas_min_systems systems on (fewer threads than that leave the chain of
+// loads exposed), and for systems of one slice at any count.
 #pragma once
 
 #include <cstdint>
@@ -38,18 +38,20 @@ struct tridiagonal_shape {
   int min_blocks;        // blocks a multiprocessor must fit by registers (__launch_bounds__)
   int thread_rows;       // thomas_pcr: rows a thread sweeps on its own (at least 4)
   bool automatic_thomas_pcr;  // automatic (and partitioned chunks) take thomas_pcr rather than hybrid
-  std::int64_t thomas_min_systems;  // automatic, interleaved: a thread per system from this many on,
+  std::int64_t thomas_min_systems;  // automatic: a thread per system from this many on (interleaved, or short),
   std::int64_t thomas_max_rows;     // for systems of at most this many rows
   int warp_max_rows;        // warp_pcr: longest system a warp solves (32 or 64: rows a lane, 1 or 2)
   int warp_block_threads;   // warp_pcr: threads of a block, a warp a system
   bool automatic_warp_pcr;  // automatic takes warp_pcr up to warp_max_rows (where it would take hybrid)
-  int staged_systems;       // thomas, staged: systems a block, a thread each (the block's threads)
-  int staged_max_rows;      // thomas, staged: longest system staged in shared memory
-  bool automatic_staged_thomas;  // automatic takes thomas for strided systems of up to staged_max_rows rows
+  int short_threads;         // thomas, short systems: threads of a block, a system each
+  int short_max_rows;        // thomas, short systems: the longest
+  int short_slice_rows;      // thomas, short systems: rows a thread reads at a time
+  int short_depth;           // thomas, short systems: slices in flight ahead of the one eliminated
+  bool automatic_short_thomas;  // automatic takes thomas up to short_max_rows rows
 };
 
 constexpr tridiagonal_shape tridiagonal_shape_for(int value_bytes) {
-  return {2048, 1024, 64, 128, 8, 8, false, 8192, 128, 64, 256, value_bytes == 4, 32, 64, false};
+  return {2048, 1024, 64, 128, 8, 8, false, 8192, 128, 64, 256, value_bytes == 4, 64, 1024 / value_bytes, 8, 1, true};
 }
 
 // Threads of a block for a padded system of `rows` rows.

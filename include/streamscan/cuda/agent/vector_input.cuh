@@ -13,6 +13,7 @@
 // Elements [e, e + Width) are read in memory order; e is a multiple of Width.
 // The tile IO (tile_io.cuh, segmented_tile_io.cuh) converts to the scan's
 // type and maps scan positions to elements.
+// store_vector writes such a block of values back.
 #pragma once
 
 #include <cstddef>
@@ -65,6 +66,28 @@ __device__ __forceinline__ vector_of<T, Width> load_vector(const T* p) {
     }
   }
   return v;
+}
+
+// Width values of T stored at p (aligned to min(their bytes, 16)): one store
+// of a power of two bytes up to 16, or 16-byte stores of a multiple of 16.
+template <class T, int Width>
+__device__ __forceinline__ void store_vector(T* p, const vector_of<T, Width>& v) {
+  constexpr std::size_t bytes = vector_bytes<T, Width>;
+  static_assert(bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8 || bytes % 16 == 0,
+                "a power of two bytes up to 16, or a multiple of 16");
+  if constexpr (bytes <= 16) {
+    using word = load_word_t<bytes>;
+    word raw;
+    memcpy(&raw, &v, bytes);
+    __stwb(reinterpret_cast<word*>(p), raw);
+  } else {
+#pragma unroll
+    for (std::size_t i = 0; i < bytes / 16; ++i) {
+      uint4 raw;
+      memcpy(&raw, reinterpret_cast<const unsigned char*>(&v) + 16 * i, 16);
+      __stwb(reinterpret_cast<uint4*>(p) + i, raw);
+    }
+  }
 }
 
 template <class It, int Width, class = void>

@@ -40,17 +40,6 @@ struct zip_pointers {
   void* field[zip_max_fields];
 };
 
-// Width values of T stored at p (aligned to their bytes, at most 16).
-template <class T, int Width>
-__device__ __forceinline__ void store_vector(T* p, const vector_of<T, Width>& v) {
-  constexpr std::size_t bytes = vector_bytes<T, Width>;
-  static_assert(bytes <= 16 && (bytes & (bytes - 1)) == 0, "one store of a power of two bytes");
-  using word = load_word_t<bytes>;
-  word raw;
-  memcpy(&raw, &v, bytes);
-  __stwb(reinterpret_cast<word*>(p), raw);
-}
-
 template <class V, int Width, bool Backward, class... Fields>
 struct zip_rows_tile_io {
   using value_type = V;

@@ -4,7 +4,7 @@
 //
 // Temp storage: one word for the pivot check; checked mode: a copy of x's
 // extent (the solve writes there, x receives it only when no pivot failed);
-// thomas: n values per system (none when staged in shared memory); partitioned: six edge values per chunk, the
+// thomas: n values per system (none for short systems, which keep them in shared memory); partitioned: six edge values per chunk, the
 // separators' system (four values per separator) and, recursively, what
 // solving that system needs.
 #pragma once
@@ -36,17 +36,19 @@ __global__ void tridiagonal_copy_kernel(tridiagonal_problem<T> from, std::int64_
 }
 
 // interleaved: the interleaved automatic rule applies; contiguous: a system's
-// rows are contiguous (element_stride 1), which the staged thomas needs.
+// rows are contiguous (element_stride 1).
 inline tridiagonal_strategy resolve_tridiagonal_strategy(tridiagonal_strategy asked, std::int64_t n,
                                                          std::int64_t systems, bool interleaved,
                                                          const tuning::tridiagonal_shape& shape, bool contiguous) {
   // warp_pcr: a lane holds at most two rows.
   const std::int64_t warp_rows = shape.warp_max_rows < 64 ? shape.warp_max_rows : 64;
   if (asked == tridiagonal_strategy::automatic) {
-    if (interleaved && systems >= shape.thomas_min_systems && n <= shape.thomas_max_rows)
+    // Short systems: a thread each, its factors in shared memory, where the
+    // systems are many or need one slice.
+    if (shape.automatic_short_thomas && n <= shape.short_max_rows &&
+        (systems >= shape.thomas_min_systems || n <= shape.short_slice_rows))
       return tridiagonal_strategy::thomas;
-    // Rows contiguous and short: thomas stages a block's systems in shared memory.
-    if (contiguous && shape.automatic_staged_thomas && n <= shape.staged_max_rows)
+    if (interleaved && systems >= shape.thomas_min_systems && n <= shape.thomas_max_rows)
       return tridiagonal_strategy::thomas;
     if (contiguous && shape.automatic_warp_pcr && n <= warp_rows) return tridiagonal_strategy::warp_pcr;
     return n > shape.max_block_rows   ? tridiagonal_strategy::partitioned
@@ -106,19 +108,27 @@ status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, 
                               m.thread_rows, separators, edges, fail);
   };
 
-  if (strategy == tridiagonal_strategy::thomas && !interleaved && p.n <= shape.staged_max_rows) {
-    // Staged: a block's systems in shared memory, a thread each; no temp storage.
-    // The kernel's launch bound is the compiled shape's block.
-    constexpr int threads = tuning::tridiagonal_shape_for(sizeof(T)).staged_systems;
+  if (strategy == tridiagonal_strategy::thomas && p.n <= shape.short_max_rows) {
+    // Short systems: a thread each, no temp storage. The kernel's launch bound
+    // and slices are the compiled shape's.
+    constexpr tuning::tridiagonal_shape compiled = tuning::tridiagonal_shape_for(sizeof(T));
+    constexpr int threads = compiled.short_threads, rows = compiled.short_slice_rows, depth = compiled.short_depth;
     if (temp == nullptr) return status::ok();
-    const int rows = static_cast<int>(p.n);
-    const std::size_t smem = block_thomas_storage<T>::bytes(threads, rows);
-    auto kernel = tridiagonal_staged_thomas_kernel<T>;
+    // Whole slices as 16-byte vectors: rows contiguous and every system's row 0
+    // in the diagonals, b and x 16-byte aligned.
+    auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+    const bool vector = (rows * sizeof(T)) % 16 == 0 && p.element_stride == 1 &&
+                        (p.batch == 1 || (p.system_stride * sizeof(T)) % 16 == 0) &&
+                        (systems <= p.batch || (p.rhs_stride * sizeof(T)) % 16 == 0) && aligned(p.lower) &&
+                        aligned(p.diagonal) && aligned(p.upper) && aligned(p.rhs) && aligned(p.x);
+    auto kernel = vector ? tridiagonal_short_thomas_kernel<T, rows, depth, true>
+                         : tridiagonal_short_thomas_kernel<T, rows, depth, false>;
+    const std::size_t smem = 2 * sizeof(T) * static_cast<std::size_t>(p.n) * threads;
     if (status s = allow_dynamic_shared(fn, kernel, smem); !s) return s;
     const std::int64_t blocks = (systems + threads - 1) / threads;
-    return launch_with_shared(fn, "tridiagonal_staged_thomas_kernel", kernel,
+    return launch_with_shared(fn, "tridiagonal_short_thomas_kernel", kernel,
                               blocks < (std::int64_t{1} << 24) ? blocks : (std::int64_t{1} << 24), threads, smem,
-                              stream, p, systems, rows, fail);
+                              stream, p, systems, fail);
   }
   if (strategy == tridiagonal_strategy::thomas) {
     T* factors = reinterpret_cast<T*>(take(temp_bytes_for<T>(systems * p.n)));

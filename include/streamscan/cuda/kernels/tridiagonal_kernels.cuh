@@ -10,8 +10,8 @@
 
 #include "../../tuning/tridiagonal.hpp"
 #include "../agent/agent_tridiagonal.cuh"
+#include "../agent/agent_tridiagonal_short.cuh"
 #include "../block/block_tridiagonal.cuh"
-#include "../block/block_tridiagonal_staged.cuh"
 #include "../thread/thread_tridiagonal.cuh"
 #include "../warp/warp_tridiagonal.cuh"
 
@@ -87,36 +87,22 @@ __global__ void tridiagonal_thomas_kernel(tridiagonal_problem<T> p, std::int64_t
   }
 }
 
-// thomas, staged (element_stride 1, systems of at most `rows` rows): blockDim.x
-// systems a block in a grid-stride loop, a thread each, staged in dynamic shared
-// memory (block_thomas_storage<T>::bytes(blockDim.x, rows);
-// block/block_tridiagonal_staged.cuh). System numbering and the pivot report
-// are tridiagonal_thomas_kernel's.
-template <class T>
-__global__ void __launch_bounds__(tuning::tridiagonal_shape_for(sizeof(T)).staged_systems)
-    tridiagonal_staged_thomas_kernel(tridiagonal_problem<T> p, std::int64_t systems, int rows,
-                                     unsigned long long* fail) {
-  extern __shared__ __align__(16) unsigned char tridiagonal_staged_smem[];
-  const int per_block = static_cast<int>(blockDim.x);
-  const block_thomas_storage<T> st{tridiagonal_staged_smem, per_block, rows};
-  const int n = static_cast<int>(p.n);
-  for (std::int64_t first = blockIdx.x * std::int64_t(per_block); first < systems;
-       first += std::int64_t(gridDim.x) * per_block) {
-    const int count = static_cast<int>(systems - first < per_block ? systems - first : per_block);
-    const int s = static_cast<int>(threadIdx.x);
-    if (s < count) {
-      st.matrix_offset()[s] = p.matrix_at(first + s, 0);
-      st.rhs_offset()[s] = p.rhs_at(first + s, 0);
-    }
-    __syncthreads();
-    block_thomas_load(st, p.lower, p.diagonal, p.upper, p.rhs, n, count);
-    __syncthreads();
-    if (s < count && !block_thomas_solve(st, s, n) && fail != nullptr)
-      atomicMin(fail, static_cast<unsigned long long>(first + s));
-    __syncthreads();
-    block_thomas_store(st, p.x, n, count);
-    __syncthreads();  // the next systems reuse the shared memory
-  }
+// thomas, short systems (at most short_max_rows rows): a thread a system
+// (agent/agent_tridiagonal_short.cuh) in a grid-stride loop, the block's
+// threads' columns in dynamic shared memory: 2 p.n blockDim.x values; R rows a
+// slice, Depth slices ahead (the shape's short_slice_rows and short_depth).
+// System numbering and the pivot report are tridiagonal_thomas_kernel's.
+template <class T, int R, int Depth, bool Vector>
+__global__ void __launch_bounds__(tuning::tridiagonal_shape_for(sizeof(T)).short_threads)
+    tridiagonal_short_thomas_kernel(tridiagonal_problem<T> p, std::int64_t systems, unsigned long long* fail) {
+  extern __shared__ __align__(16) unsigned char tridiagonal_short_smem[];
+  const int pitch = static_cast<int>(blockDim.x);
+  T* const factor = reinterpret_cast<T*>(tridiagonal_short_smem) + threadIdx.x;
+  T* const value = factor + p.n * pitch;
+  for (std::int64_t system = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; system < systems;
+       system += std::int64_t(gridDim.x) * blockDim.x)
+    if (!agent_thomas_short<T, R, Depth, Vector>(p, system, factor, value, pitch) && fail != nullptr)
+      atomicMin(fail, static_cast<unsigned long long>(system));
 }
 
 // warp_pcr: a warp per system (warp/warp_tridiagonal.cuh), blockDim.x / 32

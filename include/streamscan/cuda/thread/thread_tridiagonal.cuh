@@ -45,6 +45,21 @@ __device__ __forceinline__ tridiagonal_row<T, K> eliminate(const tridiagonal_row
   return out;
 }
 
+// One row of the Thomas algorithm's forward sweep: u and y carry the previous
+// row's upper factor and forward value in, this row's out. The first row has
+// no lower coupling and the last no upper one, whatever the arrays hold.
+// Clears ok on an unusable pivot.
+template <class T>
+__device__ __forceinline__ void thomas_step(T lower, T diagonal, T upper, T rhs, bool first, bool last, T& u, T& y,
+                                            bool& ok) {
+  const T l = first ? T(0) : lower;
+  const T pivot = diagonal - l * u;
+  ok &= usable_pivot(pivot);
+  const T inverse = T(1) / pivot;
+  u = last ? T(0) : upper * inverse;
+  y = (rhs - l * y) * inverse;
+}
+
 // The Thomas algorithm on one system of n equations: element i of the matrix
 // at matrix + i * stride, of the right-hand side at rhs + i * stride, of x at
 // x + i * stride (x may be rhs); factors[i * factor_stride] holds the forward
@@ -56,11 +71,8 @@ __device__ bool thread_thomas(const T* lower, const T* diagonal, const T* upper,
   T u = 0, y = 0;
   for (std::int64_t i = 0; i < n; ++i) {
     const std::int64_t at = i * stride;
-    const T l = i == 0 ? T(0) : lower[at];
-    const T pivot = diagonal[at] - l * u;
-    ok &= usable_pivot(pivot);
-    u = i + 1 < n ? upper[at] / pivot : T(0);
-    y = (rhs[at] - l * y) / pivot;
+    thomas_step(i == 0 ? T(0) : lower[at], diagonal[at], i + 1 < n ? upper[at] : T(0), rhs[at], i == 0, i + 1 == n,
+                u, y, ok);
     factors[i * factor_stride] = u;
     x[at] = y;
   }
