@@ -7,7 +7,9 @@ of the input's library. The float's bits ride along (as the values, or in the
 low half of a key of twice the size), so the result holds the input's very
 values (NaN payloads, signs of zeros) and the sort stays one radix sort; only
 float64 keys with values are sorted by their order and gathered. bool keys are
-sorted as their bytes."""
+sorted as their bytes. (CuPy's and torch's own sorts on the GPU follow that order
+only for NaNs without sign or payload: they put NaNs with the sign bit set first
+and order the others by payload; streamscan keeps NumPy's order on every device.)"""
 
 from __future__ import annotations
 
