@@ -6,7 +6,8 @@
 // of 128 to 16384 systems), cuSPARSE (gtsv2StridedBatch, gtsvInterleavedBatch
 // algorithm 0) and a copy of the bytes a solve moves, in one process. Prints
 // the median ms, the ratio to cuSPARSE and the largest relative residual, so
-// that a fast but wrong row shows.
+// that a fast but wrong row shows. Then the partitioned method on 2^12 to 2^20
+// rows a system, with thread chunks of 32 to 128 rows and with block chunks.
 //   build/experiments/tridiagonal_short [repeat] [rounds]
 #include <cusparse.h>
 
@@ -95,11 +96,11 @@ float time_short_kernel(const batch_data<T>& a, int repeat) {
   constexpr int threads = streamscan::tuning::tridiagonal_shape_for(sizeof(T)).short_threads;
   const sc::tridiagonal_problem<T> p{
       a.dl, a.dd, a.du, a.db, a.dx, a.n, a.batch, a.interleaved ? 1 : a.n, a.interleaved ? a.batch : 1, 0};
-  auto kernel = sc::tridiagonal_short_thomas_kernel<T, R, Depth, Vector>;
+  auto kernel = sc::tridiagonal_thread_chunks_kernel<T, R, Depth, Vector>;  // a chunk a system
   const std::size_t smem = 2 * sizeof(T) * a.n * threads;
   if (!sd::allow_dynamic_shared("x", kernel, smem)) std::exit(1);  // as the dispatch raises it
   const unsigned blocks = static_cast<unsigned>((a.batch + threads - 1) / threads);
-  return median_ms(repeat, [&] { kernel<<<blocks, threads, smem>>>(p, a.batch, nullptr); });
+  return median_ms(repeat, [&] { kernel<<<blocks, threads, smem>>>(p, a.batch, a.n, 1, nullptr, nullptr); });
 }
 
 template <class T>
@@ -175,6 +176,28 @@ void run(std::int64_t n, std::int64_t batch, bool interleaved, bool shapes_too, 
   shape.short_max_rows = 256;
   const sc::tridiagonal_problem<T> p{
       a.dl, a.dd, a.du, a.db, a.dx, n, batch, interleaved ? 1 : n, interleaved ? batch : 1, 0};
+  // Longer systems: the partitioned method with thread chunks of 32 to 128 rows and with block chunks.
+  if (n > shape.max_block_rows) {
+    for (const int chunk : {32, 64, 128, 0}) {
+      auto s = shape;
+      s.thread_chunk_rows = chunk;
+      std::size_t used = 0;
+      streamscan::status status =
+          sd::solve_tridiagonal_level<T>("x", p, batch, strategy::partitioned, nullptr, used, nullptr, nullptr, s);
+      unsigned char* temp = nullptr;
+      check(cudaMalloc(&temp, used + 256));
+      const float ms = median_ms(repeat, [&] {
+        std::size_t at = 0;
+        status = sd::solve_tridiagonal_level<T>("x", p, batch, strategy::partitioned, temp, at, nullptr, nullptr, s);
+      });
+      check(cudaFree(temp));
+      std::string name = chunk ? "partitioned, thread chunks of " + std::to_string(chunk) : "partitioned, block chunks";
+      if (!status) name += " (" + status.message() + ")";
+      row(name, ms);
+    }
+    for (T* q : std::vector<T*>{a.dl, a.dd, a.du, a.db, a.dx, a.copy}) cudaFree(q);
+    return;
+  }
   for (strategy st : {strategy::thomas, strategy::warp_pcr, strategy::hybrid, strategy::automatic}) {
     if (shapes_too && st != strategy::thomas) continue;
     if (st == strategy::warp_pcr && n > 64) continue;
@@ -224,6 +247,15 @@ int main(int argc, char** argv) {
         run<float>(n, unknowns / n, interleaved, true, repeat);
         run<double>(n, unknowns / n, interleaved, true, repeat);
       }
+  // The partitioned mid sizes at 2^22 unknowns, and 16 systems of 2^20.
+  for (const std::int64_t n : {4096, 16384, 65536, 262144})
+    for (const bool interleaved : {false, true}) {
+      if (interleaved && unknowns / n < 256) continue;  // gtsvInterleavedBatch: batches of 256 or more
+      run<float>(n, unknowns / n, interleaved, false, repeat);
+      run<double>(n, unknowns / n, interleaved, false, repeat);
+    }
+  run<float>(1 << 20, 16, false, false, repeat);
+  run<double>(1 << 20, 16, false, false, repeat);
   // The strategies: longer systems at 2^22 unknowns, then fewer systems.
   for (const std::int64_t n : {64, 128, 256})
     for (const bool interleaved : {false, true}) {

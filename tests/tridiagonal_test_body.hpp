@@ -226,6 +226,45 @@ void check_tridiagonal_short_systems() {
   }
 }
 
+// partitioned with thread chunks (a thread a chunk of thread_chunk_rows rows,
+// where that gives thomas_min_systems chunks or more): systems whose last chunk
+// has one row, a part of a chunk, or a whole chunk (no separator after it),
+// strided rows packed and with a gap of 3 (misaligned vectors), interleaved
+// systems, one and two right-hand sides, checked; automatic past
+// max_block_rows rows. Under STREAMSCAN_TEST_MAX_N (the sanitizers) three of
+// the cases (both layouts, one and two right-hand sides), whatever their size.
+template <class Backend, class T>
+void check_tridiagonal_thread_chunks() {
+  namespace ss = streamscan;
+  using L = ss::tridiagonal_layout;
+  using S = ss::tridiagonal_strategy;
+  auto rng = make_rng(std::string("tridiagonal.thread_chunks.") + Backend::name + typeid(T).name());
+  const auto shape = ss::tuning::tridiagonal_shape_for(sizeof(T));
+  const std::int64_t b = shape.thread_chunk_rows;
+  if (b == 0) return;
+  const bool few = std::getenv("STREAMSCAN_TEST_MAX_N") != nullptr;
+  int case_number = 0;
+  for (const std::int64_t n : {20 * b + 1, 20 * b + 37, 20 * b, std::int64_t{shape.max_block_rows} + 3})
+    for (const std::int64_t gap : {-1, 0, 3})  // -1: interleaved
+      for (const std::int64_t rhs : {1, 2}) {
+        if (few && case_number++ % 9 != 0) continue;
+        const L layout = gap < 0 ? L::interleaved : L::strided;
+        const std::int64_t g = gap < 0 ? 0 : gap;
+        const std::int64_t chunks = (n + b - 1) / b;
+        const std::int64_t batch = (shape.thomas_min_systems + chunks - 1) / chunks / rhs + 3;
+        const auto a = random_tridiagonal<T>(rng, n, batch, layout, g, rhs, rhs == 2 && gap != 0 ? 5 : 0);
+        const auto x0 = random_rhs(rng, a);
+        ss::tridiagonal_options opt;
+        opt.strategy = n > shape.max_block_rows ? S::automatic : S::partitioned;
+        opt.checked = Backend::gpu && rhs == 2;
+        run_and_check<Backend>(a, x0, opt, tridiagonal_form::two_phase, false,
+                               std::string(Backend::name) + " thread chunks " + ss::to_string(opt.strategy) + " n " +
+                                   std::to_string(n) + " batch " + std::to_string(batch) + " " +
+                                   ss::to_string(layout) + " gap " + std::to_string(g) + " rhs " +
+                                   std::to_string(rhs) + (opt.checked ? " checked" : ""));
+      }
+}
+
 // Many small systems, several right-hand sides, and a system of millions of
 // rows (the partitioned method nested twice on the GPU).
 template <class Backend, class T>
@@ -435,6 +474,7 @@ void check_tridiagonal_overlaps() {
   }                                                                                                          \
   TYPED_TEST(Suite, warp_systems) { streamscan_test::check_tridiagonal_warp_systems<Backend, TypeParam>(); }   \
   TYPED_TEST(Suite, short_systems) { streamscan_test::check_tridiagonal_short_systems<Backend, TypeParam>(); }   \
+  TYPED_TEST(Suite, thread_chunks) { streamscan_test::check_tridiagonal_thread_chunks<Backend, TypeParam>(); }   \
   TYPED_TEST(Suite, bad_input) { streamscan_test::check_tridiagonal_errors<Backend, TypeParam>(); }          \
   TYPED_TEST(Suite, overlapping_arguments) {                                                                 \
     streamscan_test::check_tridiagonal_overlaps<Backend, TypeParam>();                                       \

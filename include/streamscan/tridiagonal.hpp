@@ -51,7 +51,8 @@
 //     rows whose last row is a separator; every chunk is solved in a block for
 //     its right-hand side and its two couplings, the separators form a smaller
 //     tridiagonal system (solved by this same call, recursively), and every
-//     chunk is solved again with its separators known.
+//     chunk is solved again with its separators known. Where that gives many
+//     chunks, chunks of thread_chunk_rows rows are solved a thread each.
 //   thomas: a thread per system and right-hand side, the Thomas algorithm,
 //     with one value per equation of temp storage. Systems of up to
 //     short_max_rows rows (256 in float, 128 in double) keep those values in

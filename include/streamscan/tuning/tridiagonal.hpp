@@ -24,6 +24,15 @@
 // types). automatic_short_thomas: automatic takes it for such systems from
 // thomas_min_systems systems on (fewer threads than that leave the chain of
 // loads exposed), and for systems of one slice at any count.
+//
+// partitioned, thread chunks: where cutting every system into chunks of
+// thread_chunk_rows rows gives thomas_min_systems chunks or more, a thread
+// solves each chunk with the short systems' slices (the edges pass in one
+// forward sweep, no shared memory; the last pass as a short system with its
+// separators known, 2 thread_chunk_rows short_threads values of shared memory a
+// block); fewer chunks are solved a block each, chunk_rows rows a chunk.
+// experiments/tridiagonal_short picked 128 rows in float, 64 in double (of 32,
+// 64 and 128).
 #pragma once
 
 #include <cstdint>
@@ -48,10 +57,12 @@ struct tridiagonal_shape {
   int short_slice_rows;      // thomas, short systems: rows a thread reads at a time
   int short_depth;           // thomas, short systems: slices in flight ahead of the one eliminated
   bool automatic_short_thomas;  // automatic takes thomas up to short_max_rows rows
+  int thread_chunk_rows;     // partitioned: chunks of this many rows a thread (0: a block a chunk of chunk_rows)
 };
 
 constexpr tridiagonal_shape tridiagonal_shape_for(int value_bytes) {
-  return {2048, 1024, 64, 128, 8, 8, false, 8192, 128, 64, 256, value_bytes == 4, 64, 1024 / value_bytes, 8, 1, true};
+  return {2048, 1024, 64, 128, 8, 8, false, 8192, 128, 64, 256, value_bytes == 4, 64, 1024 / value_bytes, 8, 1, true,
+          512 / value_bytes};
 }
 
 // Threads of a block for a padded system of `rows` rows.

@@ -108,27 +108,41 @@ status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, 
                               m.thread_rows, separators, edges, fail);
   };
 
-  if (strategy == tridiagonal_strategy::thomas && p.n <= shape.short_max_rows) {
-    // Short systems: a thread each, no temp storage. The kernel's launch bound
-    // and slices are the compiled shape's.
+  // A thread per (system, chunk of chunk_rows rows): the last pass (edges ==
+  // nullptr; short systems: chunks = 1) or the edges pass. The kernels' launch
+  // bound and slices are the compiled shape's. Whole slices move as 16-byte
+  // vectors where rows are contiguous and every slice starts 16-byte aligned in
+  // the diagonals, b and x.
+  auto thread_pass = [&](std::int64_t chunk_rows, std::int64_t chunks, const T* separators,
+                         tridiagonal_edges<T>* edges) {
     constexpr tuning::tridiagonal_shape compiled = tuning::tridiagonal_shape_for(sizeof(T));
     constexpr int threads = compiled.short_threads, rows = compiled.short_slice_rows, depth = compiled.short_depth;
-    if (temp == nullptr) return status::ok();
-    // Whole slices as 16-byte vectors: rows contiguous and every system's row 0
-    // in the diagonals, b and x 16-byte aligned.
     auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
     const bool vector = (rows * sizeof(T)) % 16 == 0 && p.element_stride == 1 &&
+                        (chunks == 1 || chunk_rows % rows == 0) &&
                         (p.batch == 1 || (p.system_stride * sizeof(T)) % 16 == 0) &&
                         (systems <= p.batch || (p.rhs_stride * sizeof(T)) % 16 == 0) && aligned(p.lower) &&
                         aligned(p.diagonal) && aligned(p.upper) && aligned(p.rhs) && aligned(p.x);
-    auto kernel = vector ? tridiagonal_short_thomas_kernel<T, rows, depth, true>
-                         : tridiagonal_short_thomas_kernel<T, rows, depth, false>;
-    const std::size_t smem = 2 * sizeof(T) * static_cast<std::size_t>(p.n) * threads;
+    const std::int64_t blocks = (systems * chunks + threads - 1) / threads;
+    const std::int64_t grid = blocks < (std::int64_t{1} << 24) ? blocks : (std::int64_t{1} << 24);
+    if (edges != nullptr) {
+      auto kernel = vector ? tridiagonal_thread_edges_kernel<T, rows, depth, true>
+                           : tridiagonal_thread_edges_kernel<T, rows, depth, false>;
+      return launch(fn, "tridiagonal_thread_edges_kernel", kernel, grid, threads, stream, p, systems, chunk_rows,
+                    chunks, edges, fail);
+    }
+    auto kernel = vector ? tridiagonal_thread_chunks_kernel<T, rows, depth, true>
+                         : tridiagonal_thread_chunks_kernel<T, rows, depth, false>;
+    const std::size_t smem = 2 * sizeof(T) * static_cast<std::size_t>(chunk_rows) * threads;
     if (status s = allow_dynamic_shared(fn, kernel, smem); !s) return s;
-    const std::int64_t blocks = (systems + threads - 1) / threads;
-    return launch_with_shared(fn, "tridiagonal_short_thomas_kernel", kernel,
-                              blocks < (std::int64_t{1} << 24) ? blocks : (std::int64_t{1} << 24), threads, smem,
-                              stream, p, systems, fail);
+    return launch_with_shared(fn, "tridiagonal_thread_chunks_kernel", kernel, grid, threads, smem, stream, p, systems,
+                              chunk_rows, chunks, separators, fail);
+  };
+
+  if (strategy == tridiagonal_strategy::thomas && p.n <= shape.short_max_rows) {
+    // Short systems: a thread each, a chunk a system; no temp storage.
+    if (temp == nullptr) return status::ok();
+    return thread_pass(p.n, 1, nullptr, nullptr);
   }
   if (strategy == tridiagonal_strategy::thomas) {
     T* factors = reinterpret_cast<T*>(take(temp_bytes_for<T>(systems * p.n)));
@@ -157,8 +171,11 @@ status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, 
                       method_for(strategy, padded), nullptr, nullptr);
   }
 
-  // Partitioned: edges, the separators' system, its solution, the chunks again.
-  const std::int64_t b = shape.chunk_rows, chunks = (p.n + b - 1) / b, per = chunks - 1;
+  // Partitioned: edges, the separators' system, its solution, the chunks again;
+  // a thread a chunk where that gives enough threads, else a block a chunk.
+  const std::int64_t tb = shape.thread_chunk_rows;
+  const bool thread_chunks = tb > 0 && systems * ((p.n + tb - 1) / tb) >= shape.thomas_min_systems;
+  const std::int64_t b = thread_chunks ? tb : shape.chunk_rows, chunks = (p.n + b - 1) / b, per = chunks - 1;
   auto* edges = reinterpret_cast<tridiagonal_edges<T>*>(take(temp_bytes_for<tridiagonal_edges<T>>(systems * chunks)));
   T* lower = reinterpret_cast<T*>(take(temp_bytes_for<T>(systems * per)));
   T* diagonal = reinterpret_cast<T*>(take(temp_bytes_for<T>(systems * per)));
@@ -171,8 +188,9 @@ status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, 
                                                       used, fail, stream, shape);
   const block_method chunk_method = method_for(
       resolve_tridiagonal_strategy(tridiagonal_strategy::automatic, b, systems, false, shape, false), b);
-  status s = chunk_pass(tridiagonal_chunk_kernel<T, true>, "tridiagonal_chunk_kernel (edges)", three_rhs, b, chunks,
-                        b, chunk_method, nullptr, edges);
+  status s = thread_chunks ? thread_pass(b, chunks, nullptr, edges)
+                           : chunk_pass(tridiagonal_chunk_kernel<T, true>, "tridiagonal_chunk_kernel (edges)",
+                                        three_rhs, b, chunks, b, chunk_method, nullptr, edges);
   if (s)
     s = launch(fn, "tridiagonal_separators_kernel", tridiagonal_separators_kernel<T>, grid_for(systems * per, 1 << 20),
                256, stream, p, systems, b, chunks, static_cast<const tridiagonal_edges<T>*>(edges), lower, diagonal,
@@ -180,8 +198,9 @@ status solve_tridiagonal_level(const char* fn, const tridiagonal_problem<T>& p, 
   if (s)
     s = solve_tridiagonal_level(fn, reduced, systems, tridiagonal_strategy::automatic, temp, used, fail, stream, shape);
   if (s)
-    s = chunk_pass(tridiagonal_chunk_kernel<T, false>, "tridiagonal_chunk_kernel", one_rhs, b, chunks, b,
-                   chunk_method, separators, nullptr);
+    s = thread_chunks ? thread_pass(b, chunks, separators, nullptr)
+                      : chunk_pass(tridiagonal_chunk_kernel<T, false>, "tridiagonal_chunk_kernel", one_rhs, b, chunks,
+                                   b, chunk_method, separators, nullptr);
   return s;
 }
 

@@ -87,22 +87,68 @@ __global__ void tridiagonal_thomas_kernel(tridiagonal_problem<T> p, std::int64_t
   }
 }
 
-// thomas, short systems (at most short_max_rows rows): a thread a system
-// (agent/agent_tridiagonal_short.cuh) in a grid-stride loop, the block's
-// threads' columns in dynamic shared memory: 2 p.n blockDim.x values; R rows a
+// Job `job`'s system and chunk for the thread kernels below: consecutive
+// threads take consecutive chunks of a system where its rows are contiguous,
+// and the same chunk of consecutive systems where systems interleave, so that
+// a warp's loads are coalesced either way.
+template <class T>
+__device__ __forceinline__ void thread_chunk_job(const tridiagonal_problem<T>& p, std::int64_t job,
+                                                 std::int64_t systems, std::int64_t chunks, std::int64_t& system,
+                                                 std::int64_t& k) {
+  if (p.element_stride == 1) {
+    system = job / chunks;
+    k = job % chunks;
+  } else {
+    k = job / systems;
+    system = job % systems;
+  }
+}
+
+// A thread per (system, chunk) in a grid-stride loop, solving the chunk's own
+// rows with its separators known (agent/agent_tridiagonal_short.cuh) and
+// writing x there and at the separator after it: the thomas strategy on short
+// systems (a chunk a system: chunks = 1, chunk_rows = n), and the last pass of
+// a partitioned system cut into thread chunks. The block's threads' columns
+// are in dynamic shared memory, 2 chunk_rows blockDim.x values; R rows a
 // slice, Depth slices ahead (the shape's short_slice_rows and short_depth).
 // System numbering and the pivot report are tridiagonal_thomas_kernel's.
 template <class T, int R, int Depth, bool Vector>
 __global__ void __launch_bounds__(tuning::tridiagonal_shape_for(sizeof(T)).short_threads)
-    tridiagonal_short_thomas_kernel(tridiagonal_problem<T> p, std::int64_t systems, unsigned long long* fail) {
-  extern __shared__ __align__(16) unsigned char tridiagonal_short_smem[];
+    tridiagonal_thread_chunks_kernel(tridiagonal_problem<T> p, std::int64_t systems, std::int64_t chunk_rows,
+                                     std::int64_t chunks, const T* separators, unsigned long long* fail) {
+  extern __shared__ __align__(16) unsigned char tridiagonal_thread_smem[];
   const int pitch = static_cast<int>(blockDim.x);
-  T* const factor = reinterpret_cast<T*>(tridiagonal_short_smem) + threadIdx.x;
-  T* const value = factor + p.n * pitch;
-  for (std::int64_t system = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; system < systems;
-       system += std::int64_t(gridDim.x) * blockDim.x)
-    if (!agent_thomas_short<T, R, Depth, Vector>(p, system, factor, value, pitch) && fail != nullptr)
+  T* const factor = reinterpret_cast<T*>(tridiagonal_thread_smem) + threadIdx.x;
+  T* const value = factor + chunk_rows * pitch;
+  for (std::int64_t job = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; job < systems * chunks;
+       job += std::int64_t(gridDim.x) * blockDim.x) {
+    std::int64_t system, k;
+    thread_chunk_job(p, job, systems, chunks, system, k);
+    const tridiagonal_chunk c = tridiagonal_chunk::of(k, chunks, chunk_rows, p.n);
+    const T* sep = separators + system * (chunks - 1);
+    const T right = c.has_right ? sep[k] : T(0);
+    const thomas_run<T> run = thomas_run<T>::of(p, system, c, c.has_left ? sep[k - 1] : T(0), right);
+    if (!agent_thomas_short<T, R, Depth, Vector>(p, run, factor, value, pitch) && fail != nullptr)
       atomicMin(fail, static_cast<unsigned long long>(system));
+    if (c.has_right) p.x[p.rhs_at(system, c.start + c.rows)] = right;
+  }
+}
+
+// The first pass of a partitioned system cut into thread chunks: a thread per
+// (system, chunk) keeps the chunk's edges (agent_thomas_edges), no shared
+// memory.
+template <class T, int R, int Depth, bool Vector>
+__global__ void __launch_bounds__(tuning::tridiagonal_shape_for(sizeof(T)).short_threads)
+    tridiagonal_thread_edges_kernel(tridiagonal_problem<T> p, std::int64_t systems, std::int64_t chunk_rows,
+                                    std::int64_t chunks, tridiagonal_edges<T>* edges, unsigned long long* fail) {
+  for (std::int64_t job = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; job < systems * chunks;
+       job += std::int64_t(gridDim.x) * blockDim.x) {
+    std::int64_t system, k;
+    thread_chunk_job(p, job, systems, chunks, system, k);
+    const thomas_run<T> run = thomas_run<T>::of(p, system, tridiagonal_chunk::of(k, chunks, chunk_rows, p.n));
+    if (!agent_thomas_edges<T, R, Depth, Vector>(p, run, edges[system * chunks + k]) && fail != nullptr)
+      atomicMin(fail, static_cast<unsigned long long>(system));
+  }
 }
 
 // warp_pcr: a warp per system (warp/warp_tridiagonal.cuh), blockDim.x / 32

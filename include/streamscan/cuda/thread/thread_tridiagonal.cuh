@@ -45,6 +45,16 @@ __device__ __forceinline__ tridiagonal_row<T, K> eliminate(const tridiagonal_row
   return out;
 }
 
+// The inverse of a row's pivot in the Thomas algorithm's forward sweep, from
+// its lower coupling l and diagonal and the previous row's upper factor u.
+// Clears ok on an unusable pivot.
+template <class T>
+__device__ __forceinline__ T thomas_inverse_pivot(T l, T diagonal, T u, bool& ok) {
+  const T pivot = diagonal - l * u;
+  ok &= usable_pivot(pivot);
+  return T(1) / pivot;
+}
+
 // One row of the Thomas algorithm's forward sweep: u and y carry the previous
 // row's upper factor and forward value in, this row's out. The first row has
 // no lower coupling and the last no upper one, whatever the arrays hold.
@@ -53,9 +63,7 @@ template <class T>
 __device__ __forceinline__ void thomas_step(T lower, T diagonal, T upper, T rhs, bool first, bool last, T& u, T& y,
                                             bool& ok) {
   const T l = first ? T(0) : lower;
-  const T pivot = diagonal - l * u;
-  ok &= usable_pivot(pivot);
-  const T inverse = T(1) / pivot;
+  const T inverse = thomas_inverse_pivot(l, diagonal, u, ok);
   u = last ? T(0) : upper * inverse;
   y = (rhs - l * y) * inverse;
 }
