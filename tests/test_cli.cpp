@@ -102,6 +102,12 @@ TEST(Cli, SpmvBenchOptions) {
   EXPECT_TRUE(wants(c.bench, "merge_path"));
   EXPECT_FALSE(wants(c.bench, "segmented_scan"));
   EXPECT_THROW(parse({"bench", "--primitives", "spmv", "--algorithms", "csr_vector"}), usage_error);
+  EXPECT_EQ(c.bench.matrices, spmv_matrices());  // every matrix by default
+  EXPECT_EQ(spmv_matrices().size(), 6u);
+  const command m = parse({"bench", "--primitives", "spmv", "--matrices", "rmat,powerlaw"});
+  EXPECT_EQ(m.bench.matrices, (std::vector<std::string>{"rmat", "powerlaw"}));
+  EXPECT_EQ(parse({"bench", "--matrices", "all"}).bench.matrices, spmv_matrices());
+  EXPECT_THROW(parse({"bench", "--primitives", "spmv", "--matrices", "rmat,dense"}), usage_error);
 }
 
 TEST(Cli, SizeForms) {

@@ -48,6 +48,10 @@ const std::vector<std::string>& sort_distributions() {
   static const std::vector<std::string> v = {"uniform", "and2", "and3", "and4", "sorted"};
   return v;
 }
+const std::vector<std::string>& spmv_matrices() {
+  static const std::vector<std::string> v = {"uniform16", "powerlaw", "short", "poisson2d", "poisson3d", "rmat"};
+  return v;
+}
 const std::vector<std::string>& tune_types() {
   static const std::vector<std::string> v = {"int32", "uint64", "vec4i"};
   return v;
@@ -199,6 +203,7 @@ command parse_command_line(int argc, const char* const* argv) {
   c.bench.keep_fractions = {0.05, 0.5, 0.95};
   c.bench.key_types = sort_key_types();
   c.bench.distributions = sort_distributions();
+  c.bench.matrices = spmv_matrices();
   c.bench.types = {"int32", "float", "uint64", "vec4i"};
   c.bench.inputs = {"cold"};
   c.bench.log2_sizes = parse_log2_sizes("--sizes", "16..30:2");
@@ -247,6 +252,8 @@ command parse_command_line(int argc, const char* const* argv) {
       c.bench.key_types = parse_list(a, k.value(), sort_key_types());
     } else if (c.kind == subcommand::bench && a == "--distributions") {
       c.bench.distributions = parse_list(a, k.value(), sort_distributions());
+    } else if (c.kind == subcommand::bench && a == "--matrices") {
+      c.bench.matrices = parse_list(a, k.value(), spmv_matrices());
     } else if (c.kind == subcommand::bench && a == "--seed-table") {
       c.bench.seed_table = true;
     } else if (c.kind == subcommand::bench && a == "--types") {
@@ -333,6 +340,7 @@ std::string help_text(const std::string& topic) {
            "  --distributions L  sort: uniform, and2,and3,and4 (each key the AND of 2..4 uniform words:\n"
            "                     25.96, 17.39, 10.79 bits of entropy in 32 bits; 51.92, 34.79, 21.59 in\n"
            "                     64), sorted (uniform keys already in order); default all\n"
+           "  --matrices LIST    spmv: uniform16,powerlaw,short,poisson2d,poisson3d,rmat; default all\n"
            "  --seed-table       sort: also reproduce the sort table of 'Scan Primitives for GPU Computing'\n"
            "                     (seed 003): 2^22 (its 4M) and 2^28 uniform uint32 keys, global split radix,\n"
            "                     quicksort, onesweep, CUB and the host's std::sort (one run), whatever\n"

@@ -22,6 +22,7 @@ struct bench_options {
   std::vector<double> keep_fractions;   // select: fractions of elements selected
   std::vector<std::string> key_types;      // sort: uint32, uint64, float, pairs (uint32 keys, uint32 values)
   std::vector<std::string> distributions;  // sort: uniform, and2, and3, and4, sorted
+  std::vector<std::string> matrices;       // spmv: the generated matrices (spmv_matrices())
   bool seed_table = false;                 // sort: also [ScanPrimitives]' sort table (2^22, 2^28)
   std::vector<std::string> types;       // bench_types(): int32, float, uint64, vec4i, double, ...
   std::vector<std::string> inputs;      // scan on the GPU: cold (rotated buffers), warm (the same ones)
@@ -75,6 +76,7 @@ const std::vector<std::string>& scan_bench_algorithms();  // those of the scan b
 inline constexpr const char* opt_in_transform_input = "transform_input";
 const std::vector<std::string>& sort_key_types();
 const std::vector<std::string>& sort_distributions();
+const std::vector<std::string>& spmv_matrices();
 const std::vector<std::string>& tune_types();
 const std::vector<std::string>& tune_algorithms();
 

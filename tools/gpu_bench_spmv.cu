@@ -255,7 +255,7 @@ void bench_matrix(const bench_options& o, const host_matrix& m, bench_report& re
 int gpu_bench_spmv(const bench_options& o, bench_report& rep) {
   warm_up_gpu();
   rep.repeat = o.repeat;
-  const std::vector<std::string> names = {"uniform16", "powerlaw", "short", "poisson2d", "poisson3d", "rmat"};
+  const std::vector<std::string>& names = o.matrices;
   progress bar(o.progress, static_cast<int>(names.size()) * 2 * 7);
   std::vector<std::string> notes;
   for (const std::string& name : names) {

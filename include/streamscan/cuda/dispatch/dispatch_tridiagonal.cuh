@@ -4,9 +4,10 @@
 //
 // Temp storage: one word for the pivot check; checked mode: a copy of x's
 // extent (the solve writes there, x receives it only when no pivot failed);
-// thomas: n values per system (none for short systems, which keep them in shared memory); partitioned: six edge values per chunk, the
-// separators' system (four values per separator) and, recursively, what
-// solving that system needs.
+// thomas: n values per system (none for short systems, which keep them in
+// shared memory); partitioned: six edge values per chunk (of a block's or a
+// thread's rows), the separators' system (four values per separator) and,
+// recursively, what solving that system needs.
 #pragma once
 
 #include <cuda_runtime.h>
