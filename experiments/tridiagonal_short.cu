@@ -23,6 +23,7 @@
 
 #include <streamscan/cuda/device/device_tridiagonal.cuh>
 
+#include "../tools/cuda_timing.cuh"
 #include "../tools/cusparse_gtsv.hpp"
 
 namespace {
@@ -44,27 +45,12 @@ void check(cusparseStatus_t e) {
   }
 }
 
-// Median ms of `repeat` calls of f, each after `before` (untimed).
-float median_ms(int repeat, const std::function<void()>& f, const std::function<void()>& before = {}) {
-  cudaEvent_t e0, e1;
-  check(cudaEventCreate(&e0));
-  check(cudaEventCreate(&e1));
-  std::vector<float> ms;
-  for (int r = 0; r <= repeat; ++r) {
-    if (before) before();
-    check(cudaEventRecord(e0));
-    f();
-    check(cudaEventRecord(e1));
-    check(cudaEventSynchronize(e1));
-    float t = 0;
-    check(cudaEventElapsedTime(&t, e0, e1));
-    if (r > 0) ms.push_back(t);
-  }
+// Median ms of `repeat` calls of f after a warm-up, each after `before`,
+// untimed (tools/cuda_timing.cuh's median_ms); a failed launch ends the run.
+float ms_of(int repeat, const std::function<void()>& f, const std::function<void()>& before = [] {}) {
+  const double ms = median_ms(repeat, [&](int) { f(); }, nullptr, [&](int) { before(); }).median_ms;
   check(cudaGetLastError());
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return static_cast<float>(ms);
 }
 
 template <class T>
@@ -100,7 +86,7 @@ float time_short_kernel(const batch_data<T>& a, int repeat) {
   const std::size_t smem = 2 * sizeof(T) * a.n * threads;
   if (!sd::allow_dynamic_shared("x", kernel, smem)) std::exit(1);  // as the dispatch raises it
   const unsigned blocks = static_cast<unsigned>((a.batch + threads - 1) / threads);
-  return median_ms(repeat, [&] { kernel<<<blocks, threads, smem>>>(p, a.batch, a.n, 1, nullptr, nullptr); });
+  return ms_of(repeat, [&] { kernel<<<blocks, threads, smem>>>(p, a.batch, a.n, 1, nullptr, nullptr); });
 }
 
 template <class T>
@@ -126,7 +112,7 @@ void run(std::int64_t n, std::int64_t batch, bool interleaved, bool shapes_too, 
   const char* type = sizeof(T) == 4 ? "float" : "double";
   const char* layout = interleaved ? "interleaved" : "strided";
   // A solve reads four arrays and writes one: copy 2.5 arrays' bytes each way.
-  const float copy_ms = median_ms(
+  const float copy_ms = ms_of(
       repeat, [&] { check(cudaMemcpyAsync(a.copy, a.copy + 5 * total / 2, 5 * bytes / 2, cudaMemcpyDeviceToDevice)); });
 
   // cuSPARSE solves in place: x reset from b before each call, untimed.
@@ -151,7 +137,7 @@ void run(std::int64_t n, std::int64_t batch, bool interleaved, bool shapes_too, 
       check(cudaMemcpyAsync(cu, a.du, bytes, cudaMemcpyDeviceToDevice));
     }
   };
-  const float cusparse_ms = median_ms(
+  const float cusparse_ms = ms_of(
       repeat,
       [&] {
         check(interleaved ? interleaved_solve(h, m, cl, cd, cu, a.dx, count, buffer)
@@ -186,7 +172,7 @@ void run(std::int64_t n, std::int64_t batch, bool interleaved, bool shapes_too, 
           sd::solve_tridiagonal_level<T>("x", p, batch, strategy::partitioned, nullptr, used, nullptr, nullptr, s);
       unsigned char* temp = nullptr;
       check(cudaMalloc(&temp, used + 256));
-      const float ms = median_ms(repeat, [&] {
+      const float ms = ms_of(repeat, [&] {
         std::size_t at = 0;
         status = sd::solve_tridiagonal_level<T>("x", p, batch, strategy::partitioned, temp, at, nullptr, nullptr, s);
       });
@@ -207,7 +193,7 @@ void run(std::int64_t n, std::int64_t batch, bool interleaved, bool shapes_too, 
     streamscan::status status = sd::solve_tridiagonal_level<T>("x", p, batch, st, nullptr, used, nullptr, nullptr, s);
     unsigned char* temp = nullptr;
     check(cudaMalloc(&temp, used + 256));
-    const float ms = median_ms(repeat, [&] {
+    const float ms = ms_of(repeat, [&] {
       std::size_t at = 0;
       status = sd::solve_tridiagonal_level<T>("x", p, batch, st, temp, at, nullptr, nullptr, s);
     });

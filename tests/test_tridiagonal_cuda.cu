@@ -3,6 +3,7 @@
 // copied to the device.
 #include <streamscan/cuda/device/device_tridiagonal.cuh>
 
+#include <algorithm>
 #include <vector>
 
 #include "common/cuda_helpers.cuh"
@@ -100,8 +101,12 @@ TEST(large_tridiagonal_cuda, one_system_past_two_to_the_31) {
   std::size_t free_bytes = 0, total_bytes = 0;
   STREAMSCAN_TEST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (free_bytes < (std::size_t{48} << 30)) GTEST_SKIP() << "needs 48 GiB of free GPU memory";
-  streamscan_test::device_buffer<float> lower(large_n), diagonal(large_n), upper(large_n), b(large_n), x(large_n);
+  // x has a poisoned guard past its large_n elements, which the solve must leave alone.
+  constexpr std::int64_t guard = 64;
+  streamscan_test::device_buffer<float> lower(large_n), diagonal(large_n), upper(large_n), b(large_n),
+      x(large_n + guard);
   fill_large_tridiagonal<<<4096, 256>>>(lower.get(), diagonal.get(), upper.get(), b.get());
+  STREAMSCAN_TEST_CUDA(cudaMemset(x.get(), 0xA5, static_cast<std::size_t>(large_n + guard) * sizeof(float)));
   STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
   const auto view = streamscan::make_tridiagonal_view<float>(large_n, 1, lower.get(), diagonal.get(), upper.get());
   streamscan::tridiagonal_options opt;
@@ -115,6 +120,10 @@ TEST(large_tridiagonal_cuda, one_system_past_two_to_the_31) {
   STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
   std::vector<float> h;
   x.download(h);
+  const auto* tail = reinterpret_cast<const unsigned char*>(h.data() + large_n);
+  EXPECT_EQ(std::count(tail, tail + guard * sizeof(float), static_cast<unsigned char>(0xA5)),
+            static_cast<std::ptrdiff_t>(guard * sizeof(float)))
+      << "the solve wrote past x's last element";
   double worst = 0, largest = 0;
   std::int64_t at = -1;
   for (std::int64_t i = 0; i < large_n; ++i) {

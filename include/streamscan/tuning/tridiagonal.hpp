@@ -19,9 +19,8 @@
 // values a row in the thread's column of shared memory (2 n short_threads
 // values a block: 128 KB at the longest); the thread reads short_slice_rows
 // rows at a time, in 16-byte vectors where rows are contiguous, short_depth
-// slices ahead of the one it eliminates (cuda/agent/agent_tridiagonal_short.cuh;
-// experiments/tridiagonal_short picked 8 rows and one slice ahead for both
-// types). automatic_short_thomas: automatic takes it for such systems from
+// slices ahead of the one it eliminates (cuda/agent/agent_tridiagonal_short.cuh).
+// automatic_short_thomas: automatic takes it for such systems from
 // thomas_min_systems systems on (fewer threads than that leave the chain of
 // loads exposed), and for systems of one slice at any count.
 //
@@ -31,8 +30,7 @@
 // forward sweep, no shared memory; the last pass as a short system with its
 // separators known, 2 thread_chunk_rows short_threads values of shared memory a
 // block); fewer chunks are solved a block each, chunk_rows rows a chunk.
-// experiments/tridiagonal_short picked 128 rows in float, 64 in double (of 32,
-// 64 and 128).
+// Where these values come from: docs/design.md, "Tridiagonal systems".
 #pragma once
 
 #include <cstdint>
