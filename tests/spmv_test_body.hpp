@@ -55,7 +55,8 @@ enum class spmv_null { none, offsets, columns, values, x, y };
 
 inline std::vector<streamscan::spmv_strategy> spmv_strategies() {
   return {streamscan::spmv_strategy::automatic, streamscan::spmv_strategy::merge_path,
-          streamscan::spmv_strategy::segmented_scan, streamscan::spmv_strategy::row_groups};
+          streamscan::spmv_strategy::segmented_scan, streamscan::spmv_strategy::row_groups,
+          streamscan::spmv_strategy::nonzero_split};
 }
 
 template <class Backend, class T>

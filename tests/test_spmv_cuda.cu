@@ -136,7 +136,8 @@ TEST(large_spmv_cuda, int64_offsets_past_two_to_the_31) {
   const ss::csr_view<float, std::int64_t, std::int32_t> a{large_rows, large_cols, nnz, offsets.get(), columns.get(),
                                                           values.get()};
   for (const auto strategy :
-       {ss::spmv_strategy::merge_path, ss::spmv_strategy::segmented_scan, ss::spmv_strategy::row_groups}) {
+       {ss::spmv_strategy::merge_path, ss::spmv_strategy::segmented_scan, ss::spmv_strategy::row_groups,
+        ss::spmv_strategy::nonzero_split}) {
     ss::spmv_options opt;
     opt.strategy = strategy;
     STREAMSCAN_TEST_CUDA(cudaMemset(y.get(), 0xff, large_rows * sizeof(float)));
@@ -167,7 +168,8 @@ TEST(spmv_cuda_repeatable, float_bits_repeat) {
   d_x.upload(x);
   const ss::csr_view<float, std::int32_t, std::int32_t> view{a.rows, a.cols, a.nnz(), offsets.get(), columns.get(),
                                                              values.get()};
-  for (const auto strategy : {ss::spmv_strategy::row_groups, ss::spmv_strategy::merge_path}) {
+  for (const auto strategy :
+       {ss::spmv_strategy::row_groups, ss::spmv_strategy::merge_path, ss::spmv_strategy::nonzero_split}) {
     ss::spmv_options opt;
     opt.strategy = strategy;
     std::vector<float> first, again;

@@ -243,6 +243,7 @@ struct spmv_run {
 constexpr spmv_run spmv_runs[] = {{"automatic", ss::spmv_strategy::automatic, false},
                                   {"merge_path", ss::spmv_strategy::merge_path, false},
                                   {"row_groups", ss::spmv_strategy::row_groups, false},
+                                  {"nonzero_split", ss::spmv_strategy::nonzero_split, false},
                                   {"segmented_scan", ss::spmv_strategy::segmented_scan, false},
                                   {"automatic checked", ss::spmv_strategy::automatic, true}};
 

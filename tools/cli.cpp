@@ -32,7 +32,7 @@ const std::vector<std::string>& bench_algorithms() {
     std::vector<std::string> names = scan_bench_algorithms();
     names.push_back(opt_in_transform_input);
     for (const char* sort : {"onesweep", "double_buffer", "split", "quicksort"}) names.push_back(sort);
-    for (const char* spmv : {"cusparse", "row_groups", "merge_path", "segmented_scan"}) names.push_back(spmv);
+    for (const char* spmv : {"cusparse", "row_groups", "merge_path", "nonzero_split", "segmented_scan"}) names.push_back(spmv);
     for (const char* tri : {"thomas_pcr", "hybrid", "cyclic_reduction", "parallel_cyclic_reduction", "partitioned",
                             "thomas", "warp_pcr"})
       names.push_back(tri);

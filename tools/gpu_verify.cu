@@ -82,7 +82,7 @@ struct cuda_verify_backend {
   }
   static std::vector<streamscan::spmv_strategy> spmv_strategies() {
     return {streamscan::spmv_strategy::row_groups, streamscan::spmv_strategy::merge_path,
-            streamscan::spmv_strategy::segmented_scan};
+            streamscan::spmv_strategy::nonzero_split, streamscan::spmv_strategy::segmented_scan};
   }
   static std::vector<streamscan::tridiagonal_strategy> tridiagonal_strategies(std::int64_t n) {
     return streamscan_test::tridiagonal_strategies(n, true);

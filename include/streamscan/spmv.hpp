@@ -21,7 +21,7 @@
 //
 // Strategies:
 //   automatic: the default: row_groups below a mean row length of 8
-//     (tuning::spmv_row_groups_below), merge_path from it on.
+//     (tuning::spmv_row_groups_below), nonzero_split from it on.
 //   row_groups: one or a few lanes of a warp a row (more as the mean row
 //     length grows: tuning::spmv_group_lanes), one pass with no search or
 //     staging;
@@ -31,6 +31,12 @@
 //     cut into equal tiles (merge path), so neither long nor empty rows
 //     unbalance the work; a row split between tiles is finished by a small
 //     fix-up pass, in tile order.
+//   nonzero_split: the non-zeros are cut into equal tiles whatever the rows
+//     (every block gathers as many x's), each tile closes the rows that end
+//     in it, and a row split between tiles is finished by the same fix-up
+//     as merge_path's. The matrix is read streaming, so that L2 keeps x.
+//     Each tile walks the rows it closes: long runs of empty rows make
+//     their tile slow (merge_path counts them as work and does not).
 //   segmented_scan: [ScanPrimitives] section 4.2 as published: products and
 //     zeroed flags, a head flag scattered at every row start, a backward
 //     segmented inclusive sum, then each row's first element gathered.
@@ -42,7 +48,7 @@
 
 namespace streamscan {
 
-enum class spmv_strategy { automatic, merge_path, segmented_scan, row_groups };
+enum class spmv_strategy { automatic, merge_path, segmented_scan, row_groups, nonzero_split };
 
 inline const char* to_string(spmv_strategy s) noexcept {
   switch (s) {
@@ -50,6 +56,7 @@ inline const char* to_string(spmv_strategy s) noexcept {
     case spmv_strategy::merge_path: return "merge_path";
     case spmv_strategy::segmented_scan: return "segmented_scan";
     case spmv_strategy::row_groups: return "row_groups";
+    case spmv_strategy::nonzero_split: return "nonzero_split";
   }
   return "unknown";
 }

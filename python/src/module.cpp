@@ -370,7 +370,7 @@ void define_module(nb::module_& m) {
     if (family == "scan") return names_of<scan_strategy>(5);
     if (family == "select") return names_of<select_strategy>(5);
     if (family == "sort") return names_of<sort_strategy>(3);
-    if (family == "spmv") return names_of<spmv_strategy>(4);
+    if (family == "spmv") return names_of<spmv_strategy>(5);
     if (family == "tridiagonal") return names_of<tridiagonal_strategy>(8);
     raise(PyExc_ValueError, "family: one of scan, select, sort, spmv, tridiagonal");
   });

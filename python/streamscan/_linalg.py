@@ -46,8 +46,8 @@ def spmv(A: Any, x: Any, y: Any = None, *, alpha: float = 1.0, beta: float = 0.0
     width than the column indices are converted, a copy). y: written in place
     when given (it is read when beta != 0), else a new vector. strategy:
     None (the default: row_groups below a mean of 8 non-zeros a row,
-    merge_path from it on), "row_groups", "merge_path" or "segmented_scan" (seed
-    003's formulation).
+    nonzero_split from it on), "row_groups", "nonzero_split", "merge_path" or
+    "segmented_scan" (seed 003's formulation).
 
     torch: where autograd records the call (A's values, x or y require grad) or
     torch.compile traces it, it is the custom op streamscan::spmv, with

@@ -45,7 +45,7 @@ def test_spmv(xp, rng, value, index, rows, cols):
         np.testing.assert_array_less(np.abs(xp.numpy(got) - ref), tol * scale)
 
 
-@pytest.mark.parametrize("strategy", [None, "row_groups", "merge_path", "segmented_scan"])
+@pytest.mark.parametrize("strategy", [None, "row_groups", "merge_path", "nonzero_split", "segmented_scan"])
 def test_spmv_strategies(xp, rng, strategy):
     # Mean row length about 3, one row of 500 (past a 2-lane row group's reach on the GPU).
     indptr, indices, data = random_csr(rng, 3000, 500, "int32")

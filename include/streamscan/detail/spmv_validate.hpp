@@ -62,7 +62,8 @@ status validate_spmv(const char* fn, const csr_view<Value, Offset, Index>& a, co
     case spmv_strategy::automatic:
     case spmv_strategy::merge_path:
     case spmv_strategy::segmented_scan:
-    case spmv_strategy::row_groups: break;
+    case spmv_strategy::row_groups:
+    case spmv_strategy::nonzero_split: break;
     default: return bad("argument 'options.strategy' is not a strategy this build knows");
   }
   return status::ok();

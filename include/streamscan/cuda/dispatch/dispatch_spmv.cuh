@@ -6,7 +6,8 @@
 // long for their group, a chunk and a partial sum per slot (at most
 // nnz / chunk + nnz / (spill + 1) slots); merge_path: the tiles' start
 // coordinates and carries (a few bytes per tile of rows + nnz merge items);
-// segmented_scan: the products (nnz values), the head flags (nnz bytes) and
+// nonzero_split: each tile's first row and its carry; segmented_scan: the
+// products (nnz values), the head flags (nnz bytes) and
 // the segmented scan's own.
 // Checked mode adds one word for the first bad entry.
 #pragma once
@@ -44,7 +45,7 @@ template <class V, class O, class I>
 spmv_strategy resolve_spmv_strategy(const csr_view<V, O, I>& a, spmv_strategy strategy) {
   if (strategy != spmv_strategy::automatic) return strategy;
   return spmv_mean_row_length(a) < tuning::spmv_row_groups_below ? spmv_strategy::row_groups
-                                                                  : spmv_strategy::merge_path;
+                                                                  : spmv_strategy::nonzero_split;
 }
 
 // Row groups: lanes a row, the longest row a group adds, and the most
@@ -61,6 +62,13 @@ row_group_plan plan_row_groups(const csr_view<V, O, I>& a) {
   const std::int64_t spill = static_cast<std::int64_t>(shape.spill_steps) * lanes;
   // A spilled row of length L > spill takes ceil(L / chunk) <= L / chunk + 1 slots.
   return {lanes, spill, a.nnz / shape.chunk + a.nnz / (spill + 1) + 1};
+}
+
+// Non-zero split: tiles of the non-zeros, at least one (it writes the rows
+// of a matrix with no non-zeros).
+inline std::int64_t nonzero_split_tiles(std::int64_t nnz, std::size_t value_bytes) {
+  const std::int64_t tile = tuning::spmv_nonzero_split_shape_for(static_cast<int>(value_bytes)).tile_items();
+  return nnz > 0 ? (nnz + tile - 1) / tile : 1;
 }
 
 template <class V, class O, class I>
@@ -84,6 +92,12 @@ status plan_spmv(const char* fn, const csr_view<V, O, I>& a, spmv_strategy strat
   if (strategy == spmv_strategy::merge_path) {
     const std::int64_t tiles = (a.rows + a.nnz + shape.tile_items() - 1) / shape.tile_items();
     l.starts = place(temp_bytes_for<merge_coordinate>(tiles + 1));
+    l.carries = place(temp_bytes_for<merge_carry<V>>(tiles));
+    return status::ok();
+  }
+  if (strategy == spmv_strategy::nonzero_split) {
+    const std::int64_t tiles = nonzero_split_tiles(a.nnz, sizeof(V));
+    l.starts = place(temp_bytes_for<std::int64_t>(tiles + 1));
     l.carries = place(temp_bytes_for<merge_carry<V>>(tiles));
     return status::ok();
   }
@@ -158,7 +172,7 @@ status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const 
   if (temp == nullptr) {  // a size query checks the sizes and the strategy only
     csr_view<V, O, I> sizes{a.rows, a.cols, a.nnz, nullptr, nullptr, nullptr};
     if (status s = streamscan::detail::validate_spmv_sizes(fn, sizes); !s) return s;
-    if (opt.strategy > spmv_strategy::row_groups) return streamscan::detail::validate_spmv(fn, sizes, x, y, opt);
+    if (opt.strategy > spmv_strategy::nonzero_split) return streamscan::detail::validate_spmv(fn, sizes, x, y, opt);
     spmv_layout l;
     if (status s = plan_spmv(fn, a, strategy, stream, l); !s) return s;
     temp_bytes = l.total + 255;
@@ -231,7 +245,27 @@ status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const 
                  shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, y, a.rows, alpha, beta,
                  static_cast<const merge_coordinate*>(starts), carries);
     if (s)
-      s = launch(fn, "merge_path_fixup_kernel", merge_path_fixup_kernel<V>, (tiles + 255) / 256, 256, stream,
+      s = launch(fn, "merge_path_fixup_kernel", merge_path_fixup_kernel<V>, (tiles + 7) / 8, 256, stream,
+                 static_cast<const merge_carry<V>*>(carries), tiles, a.rows, alpha, y);
+    return s;
+  }
+
+  if (strategy == spmv_strategy::nonzero_split) {
+    constexpr tuning::spmv_split_shape shape = tuning::spmv_nonzero_split_shape_for(sizeof(V));
+    const std::int64_t tiles = nonzero_split_tiles(a.nnz, sizeof(V));
+    auto* first_rows = reinterpret_cast<std::int64_t*>(base + l.starts);
+    auto* carries = reinterpret_cast<merge_carry<V>*>(base + l.carries);
+    status s = launch(fn, "nonzero_split_rows_kernel", nonzero_split_rows_kernel<O>, (tiles + 1 + 255) / 256, 256,
+                      stream, a.row_offsets, a.rows, static_cast<std::int64_t>(shape.tile_items()), tiles,
+                      first_rows);
+    if (s)
+      s = launch(fn, "nonzero_split_spmv_kernel",
+                 nonzero_split_spmv_kernel<shape.threads, shape.items, shape.min_blocks,
+                                           tuning::spmv_nonzero_split_loads, V, O, I>,
+                 tiles, shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, y, a.rows, a.nnz, alpha,
+                 beta, static_cast<const std::int64_t*>(first_rows), carries);
+    if (s)
+      s = launch(fn, "merge_path_fixup_kernel", merge_path_fixup_kernel<V>, (tiles + 7) / 8, 256, stream,
                  static_cast<const merge_carry<V>*>(carries), tiles, a.rows, alpha, y);
     return s;
   }

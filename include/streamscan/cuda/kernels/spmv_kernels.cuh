@@ -11,8 +11,8 @@
 // lets it add products and close rows, joins the partial row a thread hands
 // to the next by a block scan of (row, sum) pairs, and writes the rows the
 // tile closed. A tile's unfinished last row goes out as a carry;
-// merge_path_fixup_kernel adds the carries in tile order to the rows they
-// belong to, after every tile has written.
+// merge_path_fixup_kernel adds the carries to the rows they belong to, after
+// every tile has written.
 //
 // Row groups: row_group_spmv_kernel gives each row G lanes of a warp, which
 // stride over its non-zeros and add their partial sums by shuffles (a fixed
@@ -24,6 +24,20 @@
 // in consecutive slots in chunk order, so every sum is a fixed sequence of
 // operations: results are repeatable bit for bit.
 //
+// Non-zero split: tile b is non-zeros [b T, (b + 1) T) (T = threads x items),
+// so every block gathers the same number of x's whatever the rows' lengths.
+// A tile closes the rows whose closing position lies in it: the last
+// non-zero of a non-empty row, the position of an empty one (that order is
+// the rows' order, so a tile closes a run of rows; nonzero_split_rows_kernel
+// finds each run's first row by a binary search). nonzero_split_spmv_kernel
+// stages the tile's products and its row-start flags in shared memory, lets
+// each thread scan its `items` consecutive products, joins the threads by a
+// segmented block scan, and writes each closed row from the scanned value at
+// its last non-zero. The part of a row that goes on past the tile leaves as
+// a carry, which merge_path_fixup_kernel adds after every tile has written.
+// It reads the matrix streaming (evict-first) and gathers x by plain loads,
+// so that L2 keeps x and lets the matrix pass (spmv_loads).
+//
 // [ScanPrimitives] section 4.2: seed_products_kernel, seed_heads_kernel,
 // then a backward segmented sum (the library's), then seed_gather_kernel.
 #pragma once
@@ -33,7 +47,9 @@
 #include "../../detail/spmv_validate.hpp"
 #include "../block/block_reduce.cuh"
 #include "../block/block_scan.cuh"
+#include "../../detail/segmented_pair.hpp"
 #include "../../operators.hpp"
+#include "../../tuning/spmv.hpp"
 #include "../util/uninitialized.cuh"
 
 namespace streamscan::cuda::detail {
@@ -201,17 +217,164 @@ __global__ void __launch_bounds__(Threads)
 }
 
 // After every tile: each run of tiles whose carries belong to one row adds
-// them, in tile order, to that row (the run's first tile does the work).
+// them to that row. A warp a tile; the run's first tile's warp does the work,
+// 32 carries a step, each step's sum a fixed shuffle tree (a row can span
+// thousands of tiles: one thread walking them would wait on every load).
+// A run is contiguous: a row carried on from a tile is closed by the next
+// tile that does not carry it, and later tiles carry later rows.
 template <class V>
 __global__ void merge_path_fixup_kernel(const merge_carry<V>* carries, std::int64_t tiles, std::int64_t rows, V alpha,
                                         V* y) {
-  const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  if (t >= tiles) return;
+  const std::int64_t t = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  if (t >= tiles) return;  // the whole warp: t is the warp's
   const std::int64_t row = carries[t].row;
   if (row >= rows || (t > 0 && carries[t - 1].row == row)) return;
-  V sum = carries[t].sum;
-  for (std::int64_t u = t + 1; u < tiles && carries[u].row == row; ++u) sum += carries[u].sum;
-  y[row] += alpha * sum;
+  V sum = V(0);
+  for (std::int64_t first = t; first < tiles; first += 32) {
+    const std::int64_t u = first + lane;
+    const bool in_run = u < tiles && carries[u].row == row;
+    V part = in_run ? carries[u].sum : V(0);
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) part += __shfl_xor_sync(0xffffffffu, part, d);
+    sum += part;
+    if (__ballot_sync(0xffffffffu, in_run) != 0xffffffffu) break;
+  }
+  if (lane == 0) y[row] += alpha * sum;
+}
+
+// How a kernel loads (tuning::spmv_loads' flags): the matrix's columns and
+// values streaming (evict-first: read once, so L2 should drop them first) or
+// through the read-only path; x's gathers by plain loads or read-only ones.
+template <int Loads, class T>
+__device__ __forceinline__ T spmv_load_matrix(const T* p) {
+  if constexpr ((Loads & tuning::spmv_stream_matrix) != 0) return __ldcs(p);
+  else return __ldg(p);
+}
+template <int Loads, class T>
+__device__ __forceinline__ T spmv_load_x(const T* p) {
+  if constexpr ((Loads & tuning::spmv_plain_x) != 0) return *p;
+  else return __ldg(p);
+}
+
+// The position that closes row r: its last non-zero, or where it would
+// start if it is empty. Non-decreasing in r.
+template <class Offset>
+__device__ __forceinline__ std::int64_t closing_position(const Offset* offsets, std::int64_t r) {
+  const std::int64_t b = offsets[r], e = offsets[r + 1];
+  return e > b ? e - 1 : b;
+}
+
+// first_rows[t] = the first row tile t closes: the rows whose closing
+// position is below t x tile (first_rows[0] = 0, first_rows[tiles] = rows).
+template <class Offset>
+__global__ void nonzero_split_rows_kernel(const Offset* offsets, std::int64_t rows, std::int64_t tile,
+                                          std::int64_t tiles, std::int64_t* first_rows) {
+  const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (t > tiles) return;
+  std::int64_t lo = 0, hi = rows;
+  if (t == tiles) lo = rows;
+  const std::int64_t begin = t * tile;
+  while (lo < hi) {
+    const std::int64_t mid = (lo + hi) >> 1;
+    if (closing_position(offsets, mid) < begin)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  first_rows[t] = lo;
+}
+
+template <int Threads, int Items, int MinBlocks, int Loads, class V, class Offset, class Index>
+__global__ void __launch_bounds__(Threads, MinBlocks)
+    nonzero_split_spmv_kernel(const Offset* offsets, const Index* columns, const V* values, const V* x, V* y,
+                              std::int64_t rows, std::int64_t nnz, V alpha, V beta, const std::int64_t* first_rows,
+                              merge_carry<V>* carries) {
+  constexpr int tile = Threads * Items;
+  using pair_t = streamscan::detail::seg_pair<V>;
+  using scan_t = block_scan<pair_t, Threads, block_scan_algorithm::kogge_stone>;
+  // One padding slot every 32, so that a thread's consecutive items fall in
+  // different banks.
+  constexpr int padded = tile + tile / 32;
+  __shared__ V sums[padded];  // the products, then their segmented inclusive scan
+  __shared__ unsigned char heads[tile];  // 1 where a row starts (past the tile's first position)
+  __shared__ typename scan_t::temp_storage scan_storage;
+  const auto slot = [](int p) { return p + p / 32; };
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * tile;
+  const int length = nnz - begin < tile ? static_cast<int>(nnz - begin) : tile;
+  const std::int64_t first_row = first_rows[blockIdx.x], end_row = first_rows[blockIdx.x + 1];
+
+  // Products, loaded coalesced: every load of a thread is issued before the
+  // first is used, so that it keeps `Items` gathers of x in flight.
+  {
+    Index column[Items];
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      const int i = tid + j * Threads;
+      column[j] = i < length ? spmv_load_matrix<Loads>(columns + begin + i) : Index(0);
+    }
+    V value[Items], xv[Items];
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      const int i = tid + j * Threads;
+      if (i < length) {
+        value[j] = spmv_load_matrix<Loads>(values + begin + i);
+        xv[j] = spmv_load_x<Loads>(x + column[j]);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      const int i = tid + j * Threads;
+      heads[i] = 0;
+      if (i < length) sums[slot(i)] = value[j] * xv[j];
+    }
+  }
+  __syncthreads();
+  // A row that ends inside the tile starts the next one there.
+  for (std::int64_t r = first_row + tid; r < end_row; r += Threads) {
+    const std::int64_t e = static_cast<std::int64_t>(offsets[r + 1]) - begin;
+    if (e > 0 && e < length) heads[e] = 1;
+  }
+  __syncthreads();
+
+  // This thread's items, scanned; then the threads joined.
+  V scanned[Items];
+  pair_t mine{V(0), false};
+#pragma unroll
+  for (int j = 0; j < Items; ++j) {
+    const int i = tid * Items + j;
+    if (i < length) {
+      if (heads[i]) mine = {V(0), true};
+      mine.value += sums[slot(i)];
+    }
+    scanned[j] = mine.value;
+  }
+  pair_t incl, excl, total;
+  streamscan::detail::segmented_op<streamscan::plus> join{};
+  scan_t(scan_storage).scan(mine, join, incl, excl, total);
+  bool open = tid > 0;  // still in the segment the thread before left open
+#pragma unroll
+  for (int j = 0; j < Items; ++j) {
+    const int i = tid * Items + j;
+    if (i < length) {
+      if (heads[i]) open = false;
+      sums[slot(i)] = open ? excl.value + scanned[j] : scanned[j];
+    }
+  }
+  __syncthreads();
+
+  for (std::int64_t r = first_row + tid; r < end_row; r += Threads) {
+    const std::int64_t b = offsets[r], e = offsets[r + 1];
+    const V sum = e > b ? sums[slot(static_cast<int>(e - 1 - begin))] : V(0);
+    y[r] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];
+  }
+  // The row after the last closed one carries its part of this tile, if it has one.
+  if (tid == 0) {
+    const bool carried = end_row < rows && length > 0 && static_cast<std::int64_t>(offsets[end_row]) < begin + length;
+    carries[blockIdx.x] = {carried ? end_row : rows, carried ? sums[slot(length - 1)] : V(0)};
+  }
 }
 
 // One chunk of a long row, in the slot its group claimed: the chunk is
