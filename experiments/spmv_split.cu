@@ -23,14 +23,20 @@ namespace sd = streamscan::cuda::detail;
 namespace st = streamscan::tuning;
 using streamscan_tool::cuda_check;
 
+void check_status(const ss::status& s) {
+  if (!s) {
+    std::fprintf(stderr, "spmv: %s\n", s.message().c_str());
+    std::exit(1);
+  }
+}
+
 template <int Threads, int Items, int MinBlocks, int Loads, class V>
 void run_split(const int* offsets, const int* columns, const V* values, const V* x, V* y, std::int64_t rows,
-               std::int64_t nnz, std::int64_t* first_rows, sd::merge_carry<V>* carries) {
+               std::int64_t nnz, sd::merge_carry<V>* carries) {
   constexpr std::int64_t tile = Threads * Items;
   const std::int64_t tiles = nnz > 0 ? (nnz + tile - 1) / tile : 1;
-  sd::nonzero_split_rows_kernel<int><<<(tiles + 1 + 255) / 256, 256>>>(offsets, rows, tile, tiles, first_rows);
   sd::nonzero_split_spmv_kernel<Threads, Items, MinBlocks, Loads, V, int, int><<<tiles, Threads>>>(
-      offsets, columns, values, x, y, rows, nnz, V(1), V(0), first_rows, carries);
+      offsets, columns, values, x, y, rows, nnz, V(1), V(0), carries);
   sd::merge_path_fixup_kernel<V><<<(tiles + 7) / 8, 256>>>(carries, tiles, rows, V(1), y);
 }
 
@@ -40,9 +46,10 @@ constexpr int both = st::spmv_stream_matrix | st::spmv_plain_x;
 
 // The shapes measured: the first round found the matrix streaming evict-first
 // worth 0-9% and plain x gathers worth nothing, 512 x 4 best in float and
-// 256 x 8 in double; this round bounds their registers and moves around them.
+// 256 x 8 in double; the second bounded their registers and moved around
+// them (the library's nonzero_split is 512 x 4 / 4 and 256 x 7 / 5).
 template <class V, class F>
-void template_shapes(F& variant) {
+void measured_shapes(F& variant) {
   if constexpr (sizeof(V) == 4) {
     variant(int_c<512>{}, int_c<8>{}, int_c<1>{}, int_c<both>{});
     variant(int_c<512>{}, int_c<4>{}, int_c<1>{}, int_c<both>{});
@@ -58,7 +65,7 @@ void template_shapes(F& variant) {
     variant(int_c<256>{}, int_c<6>{}, int_c<6>{}, int_c<both>{});
     variant(int_c<256>{}, int_c<7>{}, int_c<5>{}, int_c<both>{});
     variant(int_c<128>{}, int_c<8>{}, int_c<10>{}, int_c<both>{});
-    variant(int_c<512>{}, int_c<7>{}, int_c<3>{}, int_c<both>{});
+    variant(int_c<256>{}, int_c<7>{}, int_c<4>{}, int_c<both>{});
   }
 }
 
@@ -73,10 +80,8 @@ void measure(const streamscan_tool::host_matrix& m, int repeat) {
   V* x = upload(pb.x);
   V* y = nullptr;
   cuda_check(cudaMalloc(&y, m.rows * sizeof(V)), "cudaMalloc");
-  std::int64_t* first_rows = nullptr;
   sd::merge_carry<V>* carries = nullptr;
   const std::int64_t most_tiles = nnz / 1024 + 2;
-  cuda_check(cudaMalloc(&first_rows, (most_tiles + 1) * sizeof(std::int64_t)), "cudaMalloc");
   cuda_check(cudaMalloc(&carries, most_tiles * sizeof(sd::merge_carry<V>)), "cudaMalloc");
 
   const double t_cusparse =
@@ -89,16 +94,18 @@ void measure(const streamscan_tool::host_matrix& m, int repeat) {
   };
 
   const ss::csr_view<V, int, int> view{m.rows, m.cols, nnz, offsets, columns, values};
-  for (const auto strategy : {ss::spmv_strategy::merge_path, ss::spmv_strategy::row_groups}) {
+  for (const auto strategy :
+       {ss::spmv_strategy::merge_path, ss::spmv_strategy::row_groups, ss::spmv_strategy::nonzero_split}) {
     ss::spmv_options opt;
     opt.strategy = strategy;
     std::size_t bytes = 0;
-    ss::cuda::spmv(nullptr, bytes, view, static_cast<const V*>(x), y, V(1), V(0), nullptr, opt);
+    check_status(ss::cuda::spmv(nullptr, bytes, view, static_cast<const V*>(x), y, V(1), V(0), nullptr, opt));
     void* temp = nullptr;
     cuda_check(cudaMalloc(&temp, bytes), "cudaMalloc");
     cuda_check(cudaMemset(y, 0xff, m.rows * sizeof(V)), "cudaMemset");
     const double ms = streamscan_tool::median_ms(repeat, [&](int) {
-                        ss::cuda::spmv(temp, bytes, view, static_cast<const V*>(x), y, V(1), V(0), nullptr, opt);
+                        check_status(
+                            ss::cuda::spmv(temp, bytes, view, static_cast<const V*>(x), y, V(1), V(0), nullptr, opt));
                       }).median_ms;
     report(ss::to_string(strategy), ms);
     cudaFree(temp);
@@ -111,7 +118,7 @@ void measure(const streamscan_tool::host_matrix& m, int repeat) {
                   L = decltype(loads)::value;
     cuda_check(cudaMemset(y, 0xff, m.rows * sizeof(V)), "cudaMemset");
     const double ms = streamscan_tool::median_ms(repeat, [&](int) {
-                        run_split<T, I, B, L, V>(offsets, columns, values, x, y, m.rows, nnz, first_rows, carries);
+                        run_split<T, I, B, L, V>(offsets, columns, values, x, y, m.rows, nnz, carries);
                       }).median_ms;
     cuda_check(cudaGetLastError(), "launch");
     const std::string name = "split" + std::to_string(T) + "x" + std::to_string(I) + "/" + std::to_string(B) + "/" +
@@ -120,11 +127,10 @@ void measure(const streamscan_tool::host_matrix& m, int repeat) {
     report(name.c_str(), ms);
   };
   using std::integral_constant;
-  template_shapes<V>(variant);
+  measured_shapes<V>(variant);
   std::printf("\n");
   for (void* p : {static_cast<void*>(offsets), static_cast<void*>(columns), static_cast<void*>(values),
-                  static_cast<void*>(x), static_cast<void*>(y), static_cast<void*>(first_rows),
-                  static_cast<void*>(carries)})
+                  static_cast<void*>(x), static_cast<void*>(y), static_cast<void*>(carries)})
     cudaFree(p);
 }
 

@@ -79,7 +79,7 @@ TEST(Cli, SortBenchOptions) {
   // The sort's algorithms (then SpMV's and the tridiagonal solver's) are bench algorithms too, after the
   // scan's and the opt-in transform_input.
   for (const char* a : {"onesweep", "double_buffer", "split", "quicksort"}) EXPECT_TRUE(wants(d.bench, a)) << a;
-  EXPECT_EQ(scan_bench_algorithms().size() + 1 + 4 + 4 + 7, bench_algorithms().size());  // "automatic" is shared
+  EXPECT_EQ(scan_bench_algorithms().size() + 1 + 4 + 5 + 7, bench_algorithms().size());  // "automatic" is shared
   const command t = parse({"bench", "--primitives", "tridiagonal", "--algorithms", "cusparse,hybrid,partitioned"});
   EXPECT_EQ(t.bench.primitives, (std::vector<std::string>{"tridiagonal"}));
   EXPECT_TRUE(wants(t.bench, "partitioned"));
@@ -101,6 +101,8 @@ TEST(Cli, SpmvBenchOptions) {
   EXPECT_EQ(c.bench.primitives, (std::vector<std::string>{"spmv"}));
   EXPECT_TRUE(wants(c.bench, "merge_path"));
   EXPECT_FALSE(wants(c.bench, "segmented_scan"));
+  EXPECT_FALSE(wants(c.bench, "nonzero_split"));
+  EXPECT_TRUE(wants(parse({"bench", "--primitives", "spmv", "--algorithms", "nonzero_split"}).bench, "nonzero_split"));
   EXPECT_THROW(parse({"bench", "--primitives", "spmv", "--algorithms", "csr_vector"}), usage_error);
   EXPECT_EQ(c.bench.matrices, spmv_matrices());  // every matrix by default
   EXPECT_EQ(spmv_matrices().size(), 6u);

@@ -6,7 +6,7 @@
 // long for their group, a chunk and a partial sum per slot (at most
 // nnz / chunk + nnz / (spill + 1) slots); merge_path: the tiles' start
 // coordinates and carries (a few bytes per tile of rows + nnz merge items);
-// nonzero_split: each tile's first row and its carry; segmented_scan: the
+// nonzero_split: a carry a tile; segmented_scan: the
 // products (nnz values), the head flags (nnz bytes) and
 // the segmented scan's own.
 // Checked mode adds one word for the first bad entry.
@@ -96,9 +96,7 @@ status plan_spmv(const char* fn, const csr_view<V, O, I>& a, spmv_strategy strat
     return status::ok();
   }
   if (strategy == spmv_strategy::nonzero_split) {
-    const std::int64_t tiles = nonzero_split_tiles(a.nnz, sizeof(V));
-    l.starts = place(temp_bytes_for<std::int64_t>(tiles + 1));
-    l.carries = place(temp_bytes_for<merge_carry<V>>(tiles));
+    l.carries = place(temp_bytes_for<merge_carry<V>>(nonzero_split_tiles(a.nnz, sizeof(V))));
     return status::ok();
   }
   l.products = place(temp_bytes_for<V>(a.nnz));
@@ -253,17 +251,12 @@ status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const 
   if (strategy == spmv_strategy::nonzero_split) {
     constexpr tuning::spmv_split_shape shape = tuning::spmv_nonzero_split_shape_for(sizeof(V));
     const std::int64_t tiles = nonzero_split_tiles(a.nnz, sizeof(V));
-    auto* first_rows = reinterpret_cast<std::int64_t*>(base + l.starts);
     auto* carries = reinterpret_cast<merge_carry<V>*>(base + l.carries);
-    status s = launch(fn, "nonzero_split_rows_kernel", nonzero_split_rows_kernel<O>, (tiles + 1 + 255) / 256, 256,
-                      stream, a.row_offsets, a.rows, static_cast<std::int64_t>(shape.tile_items()), tiles,
-                      first_rows);
-    if (s)
-      s = launch(fn, "nonzero_split_spmv_kernel",
-                 nonzero_split_spmv_kernel<shape.threads, shape.items, shape.min_blocks,
-                                           tuning::spmv_nonzero_split_loads, V, O, I>,
-                 tiles, shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, y, a.rows, a.nnz, alpha,
-                 beta, static_cast<const std::int64_t*>(first_rows), carries);
+    status s = launch(fn, "nonzero_split_spmv_kernel",
+                      nonzero_split_spmv_kernel<shape.threads, shape.items, shape.min_blocks,
+                                                tuning::spmv_nonzero_split_loads, V, O, I>,
+                      tiles, shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, y, a.rows, a.nnz,
+                      alpha, beta, carries);
     if (s)
       s = launch(fn, "merge_path_fixup_kernel", merge_path_fixup_kernel<V>, (tiles + 7) / 8, 256, stream,
                  static_cast<const merge_carry<V>*>(carries), tiles, a.rows, alpha, y);

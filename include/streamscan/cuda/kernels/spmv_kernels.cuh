@@ -28,8 +28,8 @@
 // so every block gathers the same number of x's whatever the rows' lengths.
 // A tile closes the rows whose closing position lies in it: the last
 // non-zero of a non-empty row, the position of an empty one (that order is
-// the rows' order, so a tile closes a run of rows; nonzero_split_rows_kernel
-// finds each run's first row by a binary search). nonzero_split_spmv_kernel
+// the rows' order, so a tile closes a run of rows, whose first row two of
+// its warps search while its gathers are in flight). nonzero_split_spmv_kernel
 // stages the tile's products and its row-start flags in shared memory, lets
 // each thread scan its `items` consecutive products, joins the threads by a
 // segmented block scan, and writes each closed row from the scanned value at
@@ -265,31 +265,31 @@ __device__ __forceinline__ std::int64_t closing_position(const Offset* offsets, 
   return e > b ? e - 1 : b;
 }
 
-// first_rows[t] = the first row tile t closes: the rows whose closing
-// position is below t x tile (first_rows[0] = 0, first_rows[tiles] = rows).
+// The first row the tile starting at non-zero `begin` closes: the number of
+// rows whose closing position is below `begin`. A warp searches 33-way (a
+// probe a lane, a ballot a step), so a step costs one load's latency and
+// 16M rows take five.
 template <class Offset>
-__global__ void nonzero_split_rows_kernel(const Offset* offsets, std::int64_t rows, std::int64_t tile,
-                                          std::int64_t tiles, std::int64_t* first_rows) {
-  const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  if (t > tiles) return;
-  std::int64_t lo = 0, hi = rows;
-  if (t == tiles) lo = rows;
-  const std::int64_t begin = t * tile;
+__device__ std::int64_t first_closed_row(const Offset* offsets, std::int64_t rows, std::int64_t begin, int lane) {
+  std::int64_t lo = 0, hi = rows;  // the answer lies in [lo, hi]
   while (lo < hi) {
-    const std::int64_t mid = (lo + hi) >> 1;
-    if (closing_position(offsets, mid) < begin)
-      lo = mid + 1;
-    else
-      hi = mid;
+    const std::int64_t span = hi - lo;
+    const auto probe = [&](int k) { return lo + span * (k + 1) / 33; };
+    const std::int64_t p = probe(lane);
+    const unsigned below = __ballot_sync(0xffffffffu, closing_position(offsets, p) < begin);
+    const int k = __popc(below);  // probes 0..k-1 close before begin: the answer is past them
+    const std::int64_t new_lo = k > 0 ? probe(k - 1) + 1 : lo;
+    hi = k < 32 ? probe(k) : hi;
+    lo = new_lo;
   }
-  first_rows[t] = lo;
+  return lo;
 }
 
 template <int Threads, int Items, int MinBlocks, int Loads, class V, class Offset, class Index>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     nonzero_split_spmv_kernel(const Offset* offsets, const Index* columns, const V* values, const V* x, V* y,
-                              std::int64_t rows, std::int64_t nnz, V alpha, V beta, const std::int64_t* first_rows,
-                              merge_carry<V>* carries) {
+                              std::int64_t rows, std::int64_t nnz, V alpha, V beta, merge_carry<V>* carries) {
+  static_assert(Threads >= 64, "two warps search the rows");
   constexpr int tile = Threads * Items;
   using pair_t = streamscan::detail::seg_pair<V>;
   using scan_t = block_scan<pair_t, Threads, block_scan_algorithm::kogge_stone>;
@@ -299,12 +299,12 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   __shared__ V sums[padded];  // the products, then their segmented inclusive scan
   __shared__ unsigned char heads[tile];  // 1 where a row starts (past the tile's first position)
   __shared__ typename scan_t::temp_storage scan_storage;
+  __shared__ std::int64_t closed[2];  // the first row this tile closes, and the next tile's
   const auto slot = [](int p) { return p + p / 32; };
 
   const int tid = static_cast<int>(threadIdx.x);
   const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * tile;
   const int length = nnz - begin < tile ? static_cast<int>(nnz - begin) : tile;
-  const std::int64_t first_row = first_rows[blockIdx.x], end_row = first_rows[blockIdx.x + 1];
 
   // Products, loaded coalesced: every load of a thread is issued before the
   // first is used, so that it keeps `Items` gathers of x in flight.
@@ -324,6 +324,13 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
         xv[j] = spmv_load_x<Loads>(x + column[j]);
       }
     }
+    // While the gathers are in flight, warps 0 and 1 find the rows this tile
+    // and the next one start closing (the last tile closes the rest).
+    if (tid < 64) {
+      const std::int64_t t = blockIdx.x + tid / 32;
+      const std::int64_t row = t == 0 ? 0 : t == gridDim.x ? rows : first_closed_row(offsets, rows, t * tile, tid % 32);
+      if (tid % 32 == 0) closed[tid / 32] = row;
+    }
 #pragma unroll
     for (int j = 0; j < Items; ++j) {
       const int i = tid + j * Threads;
@@ -332,6 +339,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     }
   }
   __syncthreads();
+  const std::int64_t first_row = closed[0], end_row = closed[1];
   // A row that ends inside the tile starts the next one there.
   for (std::int64_t r = first_row + tid; r < end_row; r += Threads) {
     const std::int64_t e = static_cast<std::int64_t>(offsets[r + 1]) - begin;
