@@ -6,6 +6,7 @@
 // median ms of each and cuSPARSE's time over it; every output is checked
 // against a double-precision host product.
 //   build/experiments/spmv_split [repeat] [matrix ...]
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -30,14 +31,19 @@ void check_status(const ss::status& s) {
   }
 }
 
+// The library's launches (dispatch_spmv.cuh) with another shape and loads.
 template <int Threads, int Items, int MinBlocks, int Loads, class V>
 void run_split(const int* offsets, const int* columns, const V* values, const V* x, V* y, std::int64_t rows,
-               std::int64_t nnz, sd::merge_carry<V>* carries) {
+               std::int64_t nnz, std::int64_t* first_rows, sd::merge_carry<V>* carries,
+               unsigned long long* excess_count, sd::row_range* excess) {
   constexpr std::int64_t tile = Threads * Items;
   const std::int64_t tiles = nnz > 0 ? (nnz + tile - 1) / tile : 1;
+  cuda_check(cudaMemsetAsync(excess_count, 0, sizeof(*excess_count)), "cudaMemsetAsync");
+  sd::nonzero_split_rows_kernel<int><<<(tiles + 1 + 7) / 8, 256>>>(offsets, rows, tile, tiles, first_rows);
   sd::nonzero_split_spmv_kernel<Threads, Items, MinBlocks, Loads, V, int, int><<<tiles, Threads>>>(
-      offsets, columns, values, x, y, rows, nnz, V(1), V(0), carries);
-  sd::merge_path_fixup_kernel<V><<<(tiles + 7) / 8, 256>>>(carries, tiles, rows, V(1), y);
+      offsets, columns, values, x, y, rows, nnz, V(1), V(0), first_rows, carries, excess_count, excess);
+  sd::nonzero_split_fixup_kernel<V, int, int><<<std::max<std::int64_t>((tiles + 7) / 8, 264), 256>>>(
+      carries, tiles, rows, V(1), V(0), y, offsets, columns, values, x, excess_count, excess);
 }
 
 template <int N>
@@ -80,9 +86,15 @@ void measure(const streamscan_tool::host_matrix& m, int repeat) {
   V* x = upload(pb.x);
   V* y = nullptr;
   cuda_check(cudaMalloc(&y, m.rows * sizeof(V)), "cudaMalloc");
+  std::int64_t* first_rows = nullptr;
   sd::merge_carry<V>* carries = nullptr;
+  unsigned long long* excess_count = nullptr;
+  sd::row_range* excess = nullptr;
   const std::int64_t most_tiles = nnz / 1024 + 2;
+  cuda_check(cudaMalloc(&first_rows, (most_tiles + 1) * sizeof(std::int64_t)), "cudaMalloc");
   cuda_check(cudaMalloc(&carries, most_tiles * sizeof(sd::merge_carry<V>)), "cudaMalloc");
+  cuda_check(cudaMalloc(&excess_count, sizeof(*excess_count)), "cudaMalloc");
+  cuda_check(cudaMalloc(&excess, most_tiles * sizeof(sd::row_range)), "cudaMalloc");
 
   const double t_cusparse =
       spmv_experiment::cusparse_alg1_ms(m.rows, m.cols, nnz, offsets, columns, values, x, y, repeat);
@@ -118,7 +130,8 @@ void measure(const streamscan_tool::host_matrix& m, int repeat) {
                   L = decltype(loads)::value;
     cuda_check(cudaMemset(y, 0xff, m.rows * sizeof(V)), "cudaMemset");
     const double ms = streamscan_tool::median_ms(repeat, [&](int) {
-                        run_split<T, I, B, L, V>(offsets, columns, values, x, y, m.rows, nnz, carries);
+                        run_split<T, I, B, L, V>(offsets, columns, values, x, y, m.rows, nnz, first_rows, carries,
+                                                 excess_count, excess);
                       }).median_ms;
     cuda_check(cudaGetLastError(), "launch");
     const std::string name = "split" + std::to_string(T) + "x" + std::to_string(I) + "/" + std::to_string(B) + "/" +
@@ -130,7 +143,8 @@ void measure(const streamscan_tool::host_matrix& m, int repeat) {
   measured_shapes<V>(variant);
   std::printf("\n");
   for (void* p : {static_cast<void*>(offsets), static_cast<void*>(columns), static_cast<void*>(values),
-                  static_cast<void*>(x), static_cast<void*>(y), static_cast<void*>(carries)})
+                  static_cast<void*>(x), static_cast<void*>(y), static_cast<void*>(first_rows), static_cast<void*>(carries),
+                  static_cast<void*>(excess_count), static_cast<void*>(excess)})
     cudaFree(p);
 }
 

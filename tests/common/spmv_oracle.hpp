@@ -27,10 +27,12 @@ struct host_csr {
 };
 
 // Row lengths: a mix of empty, single, short and random rows, plus `long_rows`
-// rows of `long_length` non-zeros at random places.
+// rows of `long_length` non-zeros and `empty_runs` runs of `empty_run`
+// consecutive empty rows at random places.
 template <class V, class O, class I>
 host_csr<V, O, I> random_csr(std::mt19937_64& rng, std::int64_t rows, std::int64_t cols, int max_length,
-                             int long_rows = 0, std::int64_t long_length = 0) {
+                             int long_rows = 0, std::int64_t long_length = 0, int empty_runs = 0,
+                             std::int64_t empty_run = 0) {
   host_csr<V, O, I> a;
   a.rows = rows;
   a.cols = cols;
@@ -40,6 +42,10 @@ host_csr<V, O, I> random_csr(std::mt19937_64& rng, std::int64_t rows, std::int64
     l = k == 0 ? 0 : k == 1 ? 1 : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(max_length + 1));
   }
   for (int i = 0; i < long_rows && rows > 0; ++i) length[rng() % static_cast<std::uint64_t>(rows)] = long_length;
+  for (int i = 0; i < empty_runs && rows > 0; ++i) {
+    const std::int64_t start = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(rows));
+    std::fill(length.begin() + start, length.begin() + std::min(rows, start + empty_run), 0);
+  }
   if (cols == 0) std::fill(length.begin(), length.end(), 0);
   a.offsets.push_back(0);
   for (std::int64_t r = 0; r < rows; ++r) {

@@ -29,6 +29,13 @@ constexpr spmv_split_shape spmv_nonzero_split_shape_for(int value_bytes) {
   return value_bytes <= 4 ? spmv_split_shape{512, 4, 4} : spmv_split_shape{256, 7, 5};
 }
 
+// A tile of the split writes at most this many times its non-zero count of
+// rows (only runs of empty rows make more); it lists the rest for the fix-up
+// kernel, whose whole grid writes them. Each further tile's worth costs the
+// tile a pass of its row loops; each listed range costs every fix-up thread
+// a load.
+constexpr int spmv_split_own_rows = 8;
+
 // How the kernels load (kernels/spmv_kernels.cuh): flags.
 constexpr int spmv_stream_matrix = 1;  // columns and values evict-first (ld.global.cs)
 constexpr int spmv_plain_x = 2;        // x's gathers by plain loads, not the read-only path

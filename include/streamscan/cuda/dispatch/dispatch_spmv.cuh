@@ -6,7 +6,8 @@
 // long for their group, a chunk and a partial sum per slot (at most
 // nnz / chunk + nnz / (spill + 1) slots); merge_path: the tiles' start
 // coordinates and carries (a few bytes per tile of rows + nnz merge items);
-// nonzero_split: a carry a tile; segmented_scan: the
+// nonzero_split: each tile's first row and its carry, and a counted list of the row ranges tiles
+// leave to the fix-up (at most one a tile); segmented_scan: the
 // products (nnz values), the head flags (nnz bytes) and
 // the segmented scan's own.
 // Checked mode adds one word for the first bad entry.
@@ -14,6 +15,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -32,7 +34,7 @@ namespace streamscan::cuda::detail {
 
 struct spmv_layout {
   std::size_t check = 0, starts = 0, carries = 0, products = 0, flags = 0, scan = 0, slots = 0, chunks = 0,
-              partials = 0, total = 0;
+              partials = 0, excess_count = 0, excess = 0, total = 0;
 };
 
 template <class V, class O, class I>
@@ -96,7 +98,11 @@ status plan_spmv(const char* fn, const csr_view<V, O, I>& a, spmv_strategy strat
     return status::ok();
   }
   if (strategy == spmv_strategy::nonzero_split) {
-    l.carries = place(temp_bytes_for<merge_carry<V>>(nonzero_split_tiles(a.nnz, sizeof(V))));
+    const std::int64_t tiles = nonzero_split_tiles(a.nnz, sizeof(V));
+    l.starts = place(temp_bytes_for<std::int64_t>(tiles + 1));
+    l.carries = place(temp_bytes_for<merge_carry<V>>(tiles));
+    l.excess_count = place(sizeof(unsigned long long));
+    l.excess = place(temp_bytes_for<row_range>(tiles));
     return status::ok();
   }
   l.products = place(temp_bytes_for<V>(a.nnz));
@@ -251,15 +257,29 @@ status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const 
   if (strategy == spmv_strategy::nonzero_split) {
     constexpr tuning::spmv_split_shape shape = tuning::spmv_nonzero_split_shape_for(sizeof(V));
     const std::int64_t tiles = nonzero_split_tiles(a.nnz, sizeof(V));
+    auto* first_rows = reinterpret_cast<std::int64_t*>(base + l.starts);
     auto* carries = reinterpret_cast<merge_carry<V>*>(base + l.carries);
-    status s = launch(fn, "nonzero_split_spmv_kernel",
-                      nonzero_split_spmv_kernel<shape.threads, shape.items, shape.min_blocks,
-                                                tuning::spmv_nonzero_split_loads, V, O, I>,
-                      tiles, shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, y, a.rows, a.nnz,
-                      alpha, beta, carries);
+    auto* excess_count = reinterpret_cast<unsigned long long*>(base + l.excess_count);
+    auto* excess = reinterpret_cast<row_range*>(base + l.excess);
+    status s = cuda_call(fn, "clearing the excess-row count (cudaMemsetAsync)",
+                         cudaMemsetAsync(excess_count, 0, sizeof(*excess_count), stream));
     if (s)
-      s = launch(fn, "merge_path_fixup_kernel", merge_path_fixup_kernel<V>, (tiles + 7) / 8, 256, stream,
-                 static_cast<const merge_carry<V>*>(carries), tiles, a.rows, alpha, y);
+      s = launch(fn, "nonzero_split_rows_kernel", nonzero_split_rows_kernel<O>, (tiles + 1 + 7) / 8, 256, stream,
+                 a.row_offsets, a.rows, static_cast<std::int64_t>(shape.tile_items()), tiles, first_rows);
+    if (s)
+      s = launch(fn, "nonzero_split_spmv_kernel",
+                 nonzero_split_spmv_kernel<shape.threads, shape.items, shape.min_blocks,
+                                           tuning::spmv_nonzero_split_loads, V, O, I>,
+                 tiles, shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, y, a.rows, a.nnz, alpha,
+                 beta, static_cast<const std::int64_t*>(first_rows), carries, excess_count, excess);
+    // A warp a tile for the carries, and at least two blocks a multiprocessor
+    // for the listed rows.
+    const std::int64_t fixup_grid = std::max<std::int64_t>((tiles + 7) / 8, 2 * std::max(facts.sm_count, 1));
+    if (s)
+      s = launch(fn, "nonzero_split_fixup_kernel", nonzero_split_fixup_kernel<V, O, I>, fixup_grid, 256, stream,
+                 static_cast<const merge_carry<V>*>(carries), tiles, a.rows, alpha, beta, y, a.row_offsets,
+                 a.column_indices, a.values, x, static_cast<const unsigned long long*>(excess_count),
+                 static_cast<const row_range*>(excess));
     return s;
   }
 

@@ -28,13 +28,16 @@
 // so every block gathers the same number of x's whatever the rows' lengths.
 // A tile closes the rows whose closing position lies in it: the last
 // non-zero of a non-empty row, the position of an empty one (that order is
-// the rows' order, so a tile closes a run of rows, whose first row two of
-// its warps search while its gathers are in flight). nonzero_split_spmv_kernel
+// the rows' order, so a tile closes a run of rows; nonzero_split_rows_kernel
+// finds each run's first row, a warp a tile). nonzero_split_spmv_kernel
 // stages the tile's products and its row-start flags in shared memory, lets
 // each thread scan its `items` consecutive products, joins the threads by a
 // segmented block scan, and writes each closed row from the scanned value at
 // its last non-zero. The part of a row that goes on past the tile leaves as
-// a carry, which merge_path_fixup_kernel adds after every tile has written.
+// a carry, which nonzero_split_fixup_kernel adds after every tile has
+// written, as merge path's does; it also writes the rows a tile closes past
+// spmv_split_own_rows x tile (only long runs of empty rows make that many),
+// which the tile lists rather than walk them alone.
 // It reads the matrix streaming (evict-first) and gathers x by plain loads,
 // so that L2 keeps x and lets the matrix pass (spmv_loads).
 //
@@ -223,8 +226,8 @@ __global__ void __launch_bounds__(Threads)
 // A run is contiguous: a row carried on from a tile is closed by the next
 // tile that does not carry it, and later tiles carry later rows.
 template <class V>
-__global__ void merge_path_fixup_kernel(const merge_carry<V>* carries, std::int64_t tiles, std::int64_t rows, V alpha,
-                                        V* y) {
+__device__ __forceinline__ void add_carry_run(const merge_carry<V>* carries, std::int64_t tiles, std::int64_t rows,
+                                              V alpha, V* y) {
   const std::int64_t t = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x % 32);
   if (t >= tiles) return;  // the whole warp: t is the warp's
@@ -241,6 +244,41 @@ __global__ void merge_path_fixup_kernel(const merge_carry<V>* carries, std::int6
     if (__ballot_sync(0xffffffffu, in_run) != 0xffffffffu) break;
   }
   if (lane == 0) y[row] += alpha * sum;
+}
+
+template <class V>
+__global__ void merge_path_fixup_kernel(const merge_carry<V>* carries, std::int64_t tiles, std::int64_t rows, V alpha,
+                                        V* y) {
+  add_carry_run(carries, tiles, rows, alpha, y);
+}
+
+// Rows [begin, end) that a tile of the non-zero split left to the fix-up.
+struct row_range {
+  std::int64_t begin, end;
+};
+
+// The non-zero split's fix-up: the carries as merge path's, then the rows
+// the tiles listed, a thread a row over the whole grid. They lie inside
+// their tile (so none is carried into) and are mostly empty; a non-empty
+// one is summed in row order.
+template <class V, class Offset, class Index>
+__global__ void nonzero_split_fixup_kernel(const merge_carry<V>* carries, std::int64_t tiles, std::int64_t rows,
+                                           V alpha, V beta, V* y, const Offset* offsets, const Index* columns,
+                                           const V* values, const V* x, const unsigned long long* excess_count,
+                                           const row_range* excess) {
+  add_carry_run(carries, tiles, rows, alpha, y);
+  const unsigned long long ranges = *excess_count;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (unsigned long long k = 0; k < ranges; ++k) {
+    const row_range range = excess[k];
+    for (std::int64_t r = range.begin + blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+         r < range.end; r += stride) {
+      V sum = V(0);
+      for (std::int64_t i = offsets[r]; i < static_cast<std::int64_t>(offsets[r + 1]); ++i)
+        sum += values[i] * x[columns[i]];
+      y[r] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];
+    }
+  }
 }
 
 // How a kernel loads (tuning::spmv_loads' flags): the matrix's columns and
@@ -285,11 +323,24 @@ __device__ std::int64_t first_closed_row(const Offset* offsets, std::int64_t row
   return lo;
 }
 
+// first_rows[t] = the first row tile t closes (first_rows[tiles] = rows): a
+// warp a tile. Searching inside the tile kernel instead held every block's
+// barrier for the search's five load latencies (11-70% slower).
+template <class Offset>
+__global__ void nonzero_split_rows_kernel(const Offset* offsets, std::int64_t rows, std::int64_t tile,
+                                          std::int64_t tiles, std::int64_t* first_rows) {
+  const std::int64_t t = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  if (t > tiles) return;  // the whole warp
+  const std::int64_t row = t == 0 ? 0 : t == tiles ? rows : first_closed_row(offsets, rows, t * tile, lane);
+  if (lane == 0) first_rows[t] = row;
+}
+
 template <int Threads, int Items, int MinBlocks, int Loads, class V, class Offset, class Index>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     nonzero_split_spmv_kernel(const Offset* offsets, const Index* columns, const V* values, const V* x, V* y,
-                              std::int64_t rows, std::int64_t nnz, V alpha, V beta, merge_carry<V>* carries) {
-  static_assert(Threads >= 64, "two warps search the rows");
+                              std::int64_t rows, std::int64_t nnz, V alpha, V beta, const std::int64_t* first_rows,
+                              merge_carry<V>* carries, unsigned long long* excess_count, row_range* excess) {
   constexpr int tile = Threads * Items;
   using pair_t = streamscan::detail::seg_pair<V>;
   using scan_t = block_scan<pair_t, Threads, block_scan_algorithm::kogge_stone>;
@@ -299,7 +350,6 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   __shared__ V sums[padded];  // the products, then their segmented inclusive scan
   __shared__ unsigned char heads[tile];  // 1 where a row starts (past the tile's first position)
   __shared__ typename scan_t::temp_storage scan_storage;
-  __shared__ std::int64_t closed[2];  // the first row this tile closes, and the next tile's
   const auto slot = [](int p) { return p + p / 32; };
 
   const int tid = static_cast<int>(threadIdx.x);
@@ -324,13 +374,6 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
         xv[j] = spmv_load_x<Loads>(x + column[j]);
       }
     }
-    // While the gathers are in flight, warps 0 and 1 find the rows this tile
-    // and the next one start closing (the last tile closes the rest).
-    if (tid < 64) {
-      const std::int64_t t = blockIdx.x + tid / 32;
-      const std::int64_t row = t == 0 ? 0 : t == gridDim.x ? rows : first_closed_row(offsets, rows, t * tile, tid % 32);
-      if (tid % 32 == 0) closed[tid / 32] = row;
-    }
 #pragma unroll
     for (int j = 0; j < Items; ++j) {
       const int i = tid + j * Threads;
@@ -339,11 +382,22 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     }
   }
   __syncthreads();
-  const std::int64_t first_row = closed[0], end_row = closed[1];
-  // A row that ends inside the tile starts the next one there.
-  for (std::int64_t r = first_row + tid; r < end_row; r += Threads) {
+  const std::int64_t first_row = first_rows[blockIdx.x], end_row = first_rows[blockIdx.x + 1];
+  // The tile writes at most spmv_split_own_rows x tile rows itself (only
+  // empty rows make more); the rest, all inside the tile, it lists for the
+  // fix-up's whole grid.
+  constexpr std::int64_t own_rows = std::int64_t{tuning::spmv_split_own_rows} * tile;
+  const std::int64_t own_end = end_row - first_row > own_rows ? first_row + own_rows : end_row;
+  // A row that ends inside the tile starts the next one there; past the rows
+  // the tile writes, only the carried row's start matters.
+  for (std::int64_t r = first_row + tid; r < own_end; r += Threads) {
     const std::int64_t e = static_cast<std::int64_t>(offsets[r + 1]) - begin;
     if (e > 0 && e < length) heads[e] = 1;
+  }
+  if (tid == 0 && own_end < end_row) {
+    const std::int64_t e = static_cast<std::int64_t>(offsets[end_row]) - begin;
+    if (e > 0 && e < length) heads[e] = 1;
+    excess[atomicAdd(excess_count, 1ull)] = {own_end, end_row};
   }
   __syncthreads();
 
@@ -373,7 +427,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   }
   __syncthreads();
 
-  for (std::int64_t r = first_row + tid; r < end_row; r += Threads) {
+  for (std::int64_t r = first_row + tid; r < own_end; r += Threads) {
     const std::int64_t b = offsets[r], e = offsets[r + 1];
     const V sum = e > b ? sums[slot(static_cast<int>(e - 1 - begin))] : V(0);
     y[r] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];
