@@ -39,7 +39,7 @@ void run_split(const int* offsets, const int* columns, const V* values, const V*
   constexpr std::int64_t tile = Threads * Items;
   const std::int64_t tiles = nnz > 0 ? (nnz + tile - 1) / tile : 1;
   cuda_check(cudaMemsetAsync(excess_count, 0, sizeof(*excess_count)), "cudaMemsetAsync");
-  sd::nonzero_split_rows_kernel<int><<<(tiles + 1 + 7) / 8, 256>>>(offsets, rows, tile, tiles, first_rows);
+  sd::nonzero_split_rows_kernel<int><<<(tiles + 1 + 255) / 256, 256>>>(offsets, rows, tile, tiles, first_rows);
   sd::nonzero_split_spmv_kernel<Threads, Items, MinBlocks, Loads, V, int, int><<<tiles, Threads>>>(
       offsets, columns, values, x, y, rows, nnz, V(1), V(0), first_rows, carries, excess_count, excess);
   sd::nonzero_split_fixup_kernel<V, int, int><<<std::max<std::int64_t>((tiles + 7) / 8, 264), 256>>>(

@@ -264,7 +264,7 @@ status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const 
     status s = cuda_call(fn, "clearing the excess-row count (cudaMemsetAsync)",
                          cudaMemsetAsync(excess_count, 0, sizeof(*excess_count), stream));
     if (s)
-      s = launch(fn, "nonzero_split_rows_kernel", nonzero_split_rows_kernel<O>, (tiles + 1 + 7) / 8, 256, stream,
+      s = launch(fn, "nonzero_split_rows_kernel", nonzero_split_rows_kernel<O>, (tiles + 1 + 255) / 256, 256, stream,
                  a.row_offsets, a.rows, static_cast<std::int64_t>(shape.tile_items()), tiles, first_rows);
     if (s)
       s = launch(fn, "nonzero_split_spmv_kernel",

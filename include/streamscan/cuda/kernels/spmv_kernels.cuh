@@ -29,7 +29,7 @@
 // A tile closes the rows whose closing position lies in it: the last
 // non-zero of a non-empty row, the position of an empty one (that order is
 // the rows' order, so a tile closes a run of rows; nonzero_split_rows_kernel
-// finds each run's first row, a warp a tile). nonzero_split_spmv_kernel
+// finds each run's first row by a binary search). nonzero_split_spmv_kernel
 // stages the tile's products and its row-start flags in shared memory, lets
 // each thread scan its `items` consecutive products, joins the threads by a
 // segmented block scan, and writes each closed row from the scanned value at
@@ -303,37 +303,26 @@ __device__ __forceinline__ std::int64_t closing_position(const Offset* offsets, 
   return e > b ? e - 1 : b;
 }
 
-// The first row the tile starting at non-zero `begin` closes: the number of
-// rows whose closing position is below `begin`. A warp searches 33-way (a
-// probe a lane, a ballot a step), so a step costs one load's latency and
-// 16M rows take five.
-template <class Offset>
-__device__ std::int64_t first_closed_row(const Offset* offsets, std::int64_t rows, std::int64_t begin, int lane) {
-  std::int64_t lo = 0, hi = rows;  // the answer lies in [lo, hi]
-  while (lo < hi) {
-    const std::int64_t span = hi - lo;
-    const auto probe = [&](int k) { return lo + span * (k + 1) / 33; };
-    const std::int64_t p = probe(lane);
-    const unsigned below = __ballot_sync(0xffffffffu, closing_position(offsets, p) < begin);
-    const int k = __popc(below);  // probes 0..k-1 close before begin: the answer is past them
-    const std::int64_t new_lo = k > 0 ? probe(k - 1) + 1 : lo;
-    hi = k < 32 ? probe(k) : hi;
-    lo = new_lo;
-  }
-  return lo;
-}
-
-// first_rows[t] = the first row tile t closes (first_rows[tiles] = rows): a
-// warp a tile. Searching inside the tile kernel instead held every block's
-// barrier for the search's five load latencies (11-70% slower).
+// first_rows[t] = the first row tile t closes: the number of rows whose
+// closing position is below t x tile (first_rows[tiles] = rows). A thread a
+// tile, binary search: the first levels of every search share their probes
+// in cache. Searching in the tile kernel held every block at its barrier for
+// the search; a warp a tile searching 33-way made some 7x the loads.
 template <class Offset>
 __global__ void nonzero_split_rows_kernel(const Offset* offsets, std::int64_t rows, std::int64_t tile,
                                           std::int64_t tiles, std::int64_t* first_rows) {
-  const std::int64_t t = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / 32;
-  const int lane = static_cast<int>(threadIdx.x % 32);
-  if (t > tiles) return;  // the whole warp
-  const std::int64_t row = t == 0 ? 0 : t == tiles ? rows : first_closed_row(offsets, rows, t * tile, lane);
-  if (lane == 0) first_rows[t] = row;
+  const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (t > tiles) return;
+  std::int64_t lo = t == tiles ? rows : 0, hi = rows;
+  const std::int64_t begin = t * tile;
+  while (lo < hi) {
+    const std::int64_t mid = (lo + hi) >> 1;
+    if (closing_position(offsets, mid) < begin)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  first_rows[t] = lo;
 }
 
 template <int Threads, int Items, int MinBlocks, int Loads, class V, class Offset, class Index>
