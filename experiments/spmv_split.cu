@@ -35,15 +35,15 @@ void check_status(const ss::status& s) {
 template <int Threads, int Items, int MinBlocks, int Loads, class V>
 void run_split(const int* offsets, const int* columns, const V* values, const V* x, V* y, std::int64_t rows,
                std::int64_t nnz, std::int64_t* first_rows, sd::merge_carry<V>* carries,
-               unsigned long long* excess_count, sd::row_range* excess) {
+               unsigned long long* excess_count, std::int64_t capacity, sd::row_range* excess) {
   constexpr std::int64_t tile = Threads * Items;
   const std::int64_t tiles = nnz > 0 ? (nnz + tile - 1) / tile : 1;
-  cuda_check(cudaMemsetAsync(excess_count, 0, sizeof(*excess_count)), "cudaMemsetAsync");
-  sd::nonzero_split_rows_kernel<int><<<(tiles + 1 + 255) / 256, 256>>>(offsets, rows, tile, tiles, first_rows);
+  sd::nonzero_split_rows_kernel<int>
+      <<<(tiles + 1 + 255) / 256, 256>>>(offsets, rows, tile, tiles, first_rows, excess_count);
   sd::nonzero_split_spmv_kernel<Threads, Items, MinBlocks, Loads, V, int, int><<<tiles, Threads>>>(
-      offsets, columns, values, x, y, rows, nnz, V(1), V(0), first_rows, carries, excess_count, excess);
-  sd::nonzero_split_fixup_kernel<V, int, int><<<std::max<std::int64_t>((tiles + 7) / 8, 264), 256>>>(
-      carries, tiles, rows, V(1), V(0), y, offsets, columns, values, x, excess_count, excess);
+      offsets, columns, values, x, y, rows, nnz, V(1), V(0), first_rows, carries, excess_count, capacity, excess);
+  sd::nonzero_split_fixup_kernel<V, int, int><<<std::max<std::int64_t>((tiles + 255) / 256, 264), 256>>>(
+      carries, tiles, rows, V(1), V(0), y, offsets, columns, values, x, excess_count, capacity, excess);
 }
 
 template <int N>
@@ -94,7 +94,9 @@ void measure(const streamscan_tool::host_matrix& m, int repeat) {
   cuda_check(cudaMalloc(&first_rows, (most_tiles + 1) * sizeof(std::int64_t)), "cudaMalloc");
   cuda_check(cudaMalloc(&carries, most_tiles * sizeof(sd::merge_carry<V>)), "cudaMalloc");
   cuda_check(cudaMalloc(&excess_count, sizeof(*excess_count)), "cudaMalloc");
-  cuda_check(cudaMalloc(&excess, most_tiles * sizeof(sd::row_range)), "cudaMalloc");
+  // Pieces of at least 8 tiles' worth of rows (the smallest tile, 1024 non-zeros).
+  const std::int64_t capacity = most_tiles + m.rows / (st::spmv_split_own_rows * 1024) + 1;
+  cuda_check(cudaMalloc(&excess, capacity * sizeof(sd::row_range)), "cudaMalloc");
 
   const double t_cusparse =
       spmv_experiment::cusparse_alg1_ms(m.rows, m.cols, nnz, offsets, columns, values, x, y, repeat);
@@ -131,7 +133,7 @@ void measure(const streamscan_tool::host_matrix& m, int repeat) {
     cuda_check(cudaMemset(y, 0xff, m.rows * sizeof(V)), "cudaMemset");
     const double ms = streamscan_tool::median_ms(repeat, [&](int) {
                         run_split<T, I, B, L, V>(offsets, columns, values, x, y, m.rows, nnz, first_rows, carries,
-                                                 excess_count, excess);
+                                                 excess_count, capacity, excess);
                       }).median_ms;
     cuda_check(cudaGetLastError(), "launch");
     const std::string name = "split" + std::to_string(T) + "x" + std::to_string(I) + "/" + std::to_string(B) + "/" +

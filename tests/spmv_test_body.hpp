@@ -69,8 +69,9 @@ void check_spmv_shapes() {
     std::int64_t rows, cols;
     int max_length, long_rows;
     std::int64_t long_length;
-    int empty_runs;
-    std::int64_t empty_run;
+    int empty_runs = 0;
+    std::int64_t empty_run = 0;
+    bool long_after_run = false;
   };
   std::vector<shape> shapes = {{0, 0, 0, 0, 0},      {1, 1, 1, 0, 0},      {1, 5, 5, 0, 0},
                                {3, 0, 0, 0, 0},      {1, 3000, 0, 1, 2999}, {200, 50, 6, 0, 0},
@@ -88,11 +89,17 @@ void check_spmv_shapes() {
   // Runs of empty rows longer than the non-zero split lets a tile write
   // (tuning::spmv_split_own_rows tiles' worth): it leaves the rest to the
   // fix-up. Not capped under the sanitizers, so that they see that path.
-  shapes.push_back({60000, 3000, 12, 2, 5000, 2, 40000});
+  shapes.push_back({60000, 3000, 12, 2, 5000, 2, 40000, false});
+  // The same, each run followed by a row that goes on past its tile: one
+  // tile both lists rows and carries one.
+  shapes.push_back({60000, 3000, 12, 0, 5000, 2, 40000, true});
+  // Under one non-zero in eight rows: most tiles list rows, some in several
+  // pieces.
+  shapes.push_back({300000, 100, 0, 0, 0, 10, 20000, false});
   const V scalars[][2] = {{1, 0}, {1, 1}, {V(2.5), V(-0.5)}, {0, V(3)}, {0, 0}};
   for (const shape& sh : shapes) {
     const auto a = random_csr<V, O, I>(rng, sh.rows, sh.cols, sh.max_length, sh.long_rows, sh.long_length,
-                                       sh.empty_runs, sh.empty_run);
+                                       sh.empty_runs, sh.empty_run, sh.long_after_run);
     const auto x = random_vector<V>(rng, sh.cols);
     for (const auto& ab : scalars) {
       for (const auto strategy : spmv_strategies()) {

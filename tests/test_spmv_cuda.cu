@@ -4,8 +4,9 @@
 #include <streamscan/cuda/device/device_spmv.cuh>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <random>
-
 #include <vector>
 
 #include "common/cuda_helpers.cuh"
@@ -124,7 +125,9 @@ TEST(large_spmv_cuda, int64_offsets_past_two_to_the_31) {
   if (free_bytes < static_cast<std::size_t>(nnz) * 16) GTEST_SKIP() << "needs " << nnz * 16 / (1 << 30) << " GiB";
   device_buffer<std::int64_t> offsets(large_rows + 1);
   device_buffer<std::int32_t> columns(nnz);
-  device_buffer<float> values(nnz), x(large_cols), y(large_rows);
+  // y with a guard after it: nothing may be written past row large_rows - 1.
+  constexpr std::int64_t guard = 64;
+  device_buffer<float> values(nnz), x(large_cols), y(large_rows + guard);
   fill_large_csr<<<4096, 256>>>(offsets.get(), columns.get(), values.get(), x.get());
   STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
   std::vector<float> expected(large_rows);
@@ -140,13 +143,18 @@ TEST(large_spmv_cuda, int64_offsets_past_two_to_the_31) {
         ss::spmv_strategy::nonzero_split}) {
     ss::spmv_options opt;
     opt.strategy = strategy;
-    STREAMSCAN_TEST_CUDA(cudaMemset(y.get(), 0xff, large_rows * sizeof(float)));
+    STREAMSCAN_TEST_CUDA(cudaMemset(y.get(), 0xff, (large_rows + guard) * sizeof(float)));
     ss::cuda::spmv(a, x.get(), y.get(), 1.0f, 0.0f, nullptr, opt);
     STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
     std::vector<float> got;
     y.download(got);
     for (std::int64_t r = 0; r < large_rows; ++r)
       ASSERT_EQ(got[r], expected[r]) << ss::to_string(strategy) << " row " << r;
+    std::uint32_t bits = 0;
+    for (std::int64_t r = large_rows; r < large_rows + guard; ++r) {
+      std::memcpy(&bits, &got[r], sizeof(bits));
+      ASSERT_EQ(bits, 0xffffffffu) << ss::to_string(strategy) << " wrote the guard after y at " << r;
+    }
   }
 }
 

@@ -36,8 +36,8 @@
 //     in it, and a row split between tiles is finished by the same fix-up
 //     as merge_path's. The matrix is read streaming, so that L2 keeps x.
 //     A tile writes at most tuning::spmv_split_own_rows times as many rows as
-//     it has non-zeros; the rest (runs of empty rows) go to the fix-up,
-//     spread over the whole GPU.
+//     it has non-zeros; the rest (runs of empty rows) go to the fix-up in
+//     pieces of as many rows, spread over the whole GPU.
 //   segmented_scan: [ScanPrimitives] section 4.2 as published: products and
 //     zeroed flags, a head flag scattered at every row start, a backward
 //     segmented inclusive sum, then each row's first element gathered.

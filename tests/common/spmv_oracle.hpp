@@ -28,11 +28,12 @@ struct host_csr {
 
 // Row lengths: a mix of empty, single, short and random rows, plus `long_rows`
 // rows of `long_length` non-zeros and `empty_runs` runs of `empty_run`
-// consecutive empty rows at random places.
+// consecutive empty rows at random places; with `long_after_run`, the row
+// after each run is a long one (it starts where the run's rows close).
 template <class V, class O, class I>
 host_csr<V, O, I> random_csr(std::mt19937_64& rng, std::int64_t rows, std::int64_t cols, int max_length,
                              int long_rows = 0, std::int64_t long_length = 0, int empty_runs = 0,
-                             std::int64_t empty_run = 0) {
+                             std::int64_t empty_run = 0, bool long_after_run = false) {
   host_csr<V, O, I> a;
   a.rows = rows;
   a.cols = cols;
@@ -45,6 +46,7 @@ host_csr<V, O, I> random_csr(std::mt19937_64& rng, std::int64_t rows, std::int64
   for (int i = 0; i < empty_runs && rows > 0; ++i) {
     const std::int64_t start = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(rows));
     std::fill(length.begin() + start, length.begin() + std::min(rows, start + empty_run), 0);
+    if (long_after_run && start + empty_run < rows) length[start + empty_run] = long_length;
   }
   if (cols == 0) std::fill(length.begin(), length.end(), 0);
   a.offsets.push_back(0);

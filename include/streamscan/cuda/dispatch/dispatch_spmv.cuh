@@ -6,8 +6,8 @@
 // long for their group, a chunk and a partial sum per slot (at most
 // nnz / chunk + nnz / (spill + 1) slots); merge_path: the tiles' start
 // coordinates and carries (a few bytes per tile of rows + nnz merge items);
-// nonzero_split: each tile's first row and its carry, and a counted list of the row ranges tiles
-// leave to the fix-up (at most one a tile); segmented_scan: the
+// nonzero_split: each tile's first row and its carry, and a counted list of the pieces of rows
+// tiles leave to the fix-up (nonzero_split_pieces); segmented_scan: the
 // products (nnz values), the head flags (nnz bytes) and
 // the segmented scan's own.
 // Checked mode adds one word for the first bad entry.
@@ -72,6 +72,13 @@ inline std::int64_t nonzero_split_tiles(std::int64_t nnz, std::size_t value_byte
   const std::int64_t tile = tuning::spmv_nonzero_split_shape_for(static_cast<int>(value_bytes)).tile_items();
   return nnz > 0 ? (nnz + tile - 1) / tile : 1;
 }
+// The most pieces of rows the split's tiles can list: a tile lists its rows
+// past spmv_split_own_rows tiles' worth in pieces of that many, and the
+// tiles' rows are disjoint.
+inline std::int64_t nonzero_split_pieces(std::int64_t rows, std::int64_t nnz, std::size_t value_bytes) {
+  const std::int64_t tile = tuning::spmv_nonzero_split_shape_for(static_cast<int>(value_bytes)).tile_items();
+  return nonzero_split_tiles(nnz, value_bytes) + rows / (tuning::spmv_split_own_rows * tile) + 1;
+}
 
 template <class V, class O, class I>
 status plan_spmv(const char* fn, const csr_view<V, O, I>& a, spmv_strategy strategy, cudaStream_t stream,
@@ -102,7 +109,7 @@ status plan_spmv(const char* fn, const csr_view<V, O, I>& a, spmv_strategy strat
     l.starts = place(temp_bytes_for<std::int64_t>(tiles + 1));
     l.carries = place(temp_bytes_for<merge_carry<V>>(tiles));
     l.excess_count = place(sizeof(unsigned long long));
-    l.excess = place(temp_bytes_for<row_range>(tiles));
+    l.excess = place(temp_bytes_for<row_range>(nonzero_split_pieces(a.rows, a.nnz, sizeof(V))));
     return status::ok();
   }
   l.products = place(temp_bytes_for<V>(a.nnz));
@@ -249,7 +256,7 @@ status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const 
                  shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, y, a.rows, alpha, beta,
                  static_cast<const merge_coordinate*>(starts), carries);
     if (s)
-      s = launch(fn, "merge_path_fixup_kernel", merge_path_fixup_kernel<V>, (tiles + 7) / 8, 256, stream,
+      s = launch(fn, "merge_path_fixup_kernel", merge_path_fixup_kernel<V>, (tiles + 255) / 256, 256, stream,
                  static_cast<const merge_carry<V>*>(carries), tiles, a.rows, alpha, y);
     return s;
   }
@@ -261,24 +268,23 @@ status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const 
     auto* carries = reinterpret_cast<merge_carry<V>*>(base + l.carries);
     auto* excess_count = reinterpret_cast<unsigned long long*>(base + l.excess_count);
     auto* excess = reinterpret_cast<row_range*>(base + l.excess);
-    status s = cuda_call(fn, "clearing the excess-row count (cudaMemsetAsync)",
-                         cudaMemsetAsync(excess_count, 0, sizeof(*excess_count), stream));
-    if (s)
-      s = launch(fn, "nonzero_split_rows_kernel", nonzero_split_rows_kernel<O>, (tiles + 1 + 255) / 256, 256, stream,
-                 a.row_offsets, a.rows, static_cast<std::int64_t>(shape.tile_items()), tiles, first_rows);
+    const std::int64_t capacity = nonzero_split_pieces(a.rows, a.nnz, sizeof(V));
+    status s = launch(fn, "nonzero_split_rows_kernel", nonzero_split_rows_kernel<O>, (tiles + 1 + 255) / 256, 256,
+                      stream, a.row_offsets, a.rows, static_cast<std::int64_t>(shape.tile_items()), tiles, first_rows,
+                      excess_count);
     if (s)
       s = launch(fn, "nonzero_split_spmv_kernel",
                  nonzero_split_spmv_kernel<shape.threads, shape.items, shape.min_blocks,
                                            tuning::spmv_nonzero_split_loads, V, O, I>,
                  tiles, shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, y, a.rows, a.nnz, alpha,
-                 beta, static_cast<const std::int64_t*>(first_rows), carries, excess_count, excess);
-    // A warp a tile for the carries, and at least two blocks a multiprocessor
-    // for the listed rows.
-    const std::int64_t fixup_grid = std::max<std::int64_t>((tiles + 7) / 8, 2 * std::max(facts.sm_count, 1));
+                 beta, static_cast<const std::int64_t*>(first_rows), carries, excess_count, capacity, excess);
+    // A warp 32 tiles for the carries, and at least two blocks a multiprocessor
+    // for the listed pieces.
+    const std::int64_t fixup_grid = std::max<std::int64_t>((tiles + 255) / 256, 2 * std::max(facts.sm_count, 1));
     if (s)
       s = launch(fn, "nonzero_split_fixup_kernel", nonzero_split_fixup_kernel<V, O, I>, fixup_grid, 256, stream,
                  static_cast<const merge_carry<V>*>(carries), tiles, a.rows, alpha, beta, y, a.row_offsets,
-                 a.column_indices, a.values, x, static_cast<const unsigned long long*>(excess_count),
+                 a.column_indices, a.values, x, static_cast<const unsigned long long*>(excess_count), capacity,
                  static_cast<const row_range*>(excess));
     return s;
   }

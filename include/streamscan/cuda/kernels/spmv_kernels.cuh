@@ -220,59 +220,82 @@ __global__ void __launch_bounds__(Threads)
 }
 
 // After every tile: each run of tiles whose carries belong to one row adds
-// them to that row. A warp a tile; the run's first tile's warp does the work,
-// 32 carries a step, each step's sum a fixed shuffle tree (a row can span
-// thousands of tiles: one thread walking them would wait on every load).
-// A run is contiguous: a row carried on from a tile is closed by the next
-// tile that does not carry it, and later tiles carry later rows.
+// them to that row. A warp takes 32 consecutive tiles: it joins the runs
+// that start among them by a segmented sum of their carries (a fixed
+// shuffle tree), and the run that goes on past them it follows on, 32
+// carries a step (a row can span thousands of tiles). A run that started
+// before its tiles is the earlier warp's. Every sum is a fixed sequence of
+// operations. A run is contiguous: a row carried on from a tile is closed by
+// the next tile that does not carry it, and later tiles carry later rows.
+// Carries of row `rows` or past it are none.
 template <class V>
-__device__ __forceinline__ void add_carry_run(const merge_carry<V>* carries, std::int64_t tiles, std::int64_t rows,
-                                              V alpha, V* y) {
-  const std::int64_t t = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / 32;
+__device__ __forceinline__ void add_carry_runs(const merge_carry<V>* carries, std::int64_t tiles, std::int64_t rows,
+                                               V alpha, V* y) {
+  constexpr unsigned all = 0xffffffffu;
+  const std::int64_t base = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / 32 * 32;
   const int lane = static_cast<int>(threadIdx.x % 32);
-  if (t >= tiles) return;  // the whole warp: t is the warp's
-  const std::int64_t row = carries[t].row;
-  if (row >= rows || (t > 0 && carries[t - 1].row == row)) return;
-  V sum = V(0);
-  for (std::int64_t first = t; first < tiles; first += 32) {
+  if (base >= tiles) return;  // the whole warp: base is the warp's
+  const std::int64_t t = base + lane;
+  const std::int64_t row = t < tiles ? carries[t].row : rows;
+  V sum = t < tiles ? carries[t].sum : V(0);
+  const std::int64_t before = lane == 0 ? (base > 0 ? carries[base - 1].row : -1) : 0;
+  const std::int64_t previous = lane == 0 ? before : __shfl_up_sync(all, row, 1);
+  const std::int64_t next = __shfl_down_sync(all, row, 1);
+  const unsigned heads = __ballot_sync(all, lane == 0 || row != previous);
+  const int head = 31 - __clz(heads & (all >> (31 - lane)));  // the lane where this lane's run starts
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2) {
+    const V up = __shfl_up_sync(all, sum, d);
+    if (lane - d >= head) sum = up + sum;
+  }
+  // The run of lane 0 is an earlier warp's when it goes on from tile base - 1.
+  const bool mine = head > 0 || row != before;
+  const bool last = t + 1 >= tiles || (lane < 31 && next != row);
+  if (last && mine && row < rows) y[row] += alpha * sum;
+  // Lane 31's run may go on past the warp's tiles: the warp follows it.
+  if (!__shfl_sync(all, !last && mine && row < rows, 31)) return;
+  const std::int64_t run_row = __shfl_sync(all, row, 31);
+  V acc = __shfl_sync(all, sum, 31);
+  for (std::int64_t first = base + 32; first < tiles; first += 32) {
     const std::int64_t u = first + lane;
-    const bool in_run = u < tiles && carries[u].row == row;
+    const bool in_run = u < tiles && carries[u].row == run_row;
     V part = in_run ? carries[u].sum : V(0);
 #pragma unroll
-    for (int d = 16; d > 0; d /= 2) part += __shfl_xor_sync(0xffffffffu, part, d);
-    sum += part;
-    if (__ballot_sync(0xffffffffu, in_run) != 0xffffffffu) break;
+    for (int d = 16; d > 0; d /= 2) part += __shfl_xor_sync(all, part, d);
+    acc += part;
+    if (__ballot_sync(all, in_run) != all) break;
   }
-  if (lane == 0) y[row] += alpha * sum;
+  if (lane == 0) y[run_row] += alpha * acc;
 }
 
 template <class V>
 __global__ void merge_path_fixup_kernel(const merge_carry<V>* carries, std::int64_t tiles, std::int64_t rows, V alpha,
                                         V* y) {
-  add_carry_run(carries, tiles, rows, alpha, y);
+  add_carry_runs(carries, tiles, rows, alpha, y);
 }
 
-// Rows [begin, end) that a tile of the non-zero split left to the fix-up.
+// Rows [begin, end) that a tile of the non-zero split left to the fix-up: a
+// piece of at most spmv_split_own_rows tiles' worth of rows.
 struct row_range {
   std::int64_t begin, end;
 };
 
-// The non-zero split's fix-up: the carries as merge path's, then the rows
-// the tiles listed, a thread a row over the whole grid. They lie inside
-// their tile (so none is carried into) and are mostly empty; a non-empty
-// one is summed in row order.
+// The non-zero split's fix-up: the carries as merge path's, then the pieces
+// the tiles listed, a block a piece, a thread a row. They lie inside their
+// tile (so none is carried into) and are mostly empty; a non-empty one is
+// summed in row order. At most `capacity` pieces were listed (more only
+// from unchecked offsets that are not sorted).
 template <class V, class Offset, class Index>
 __global__ void nonzero_split_fixup_kernel(const merge_carry<V>* carries, std::int64_t tiles, std::int64_t rows,
                                            V alpha, V beta, V* y, const Offset* offsets, const Index* columns,
                                            const V* values, const V* x, const unsigned long long* excess_count,
-                                           const row_range* excess) {
-  add_carry_run(carries, tiles, rows, alpha, y);
-  const unsigned long long ranges = *excess_count;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (unsigned long long k = 0; k < ranges; ++k) {
+                                           std::int64_t capacity, const row_range* excess) {
+  add_carry_runs(carries, tiles, rows, alpha, y);
+  const std::int64_t listed = static_cast<std::int64_t>(*excess_count);
+  const std::int64_t pieces = listed < capacity ? listed : capacity;
+  for (std::int64_t k = blockIdx.x; k < pieces; k += gridDim.x) {
     const row_range range = excess[k];
-    for (std::int64_t r = range.begin + blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-         r < range.end; r += stride) {
+    for (std::int64_t r = range.begin + threadIdx.x; r < range.end; r += blockDim.x) {
       V sum = V(0);
       for (std::int64_t i = offsets[r]; i < static_cast<std::int64_t>(offsets[r + 1]); ++i)
         sum += values[i] * x[columns[i]];
@@ -308,10 +331,13 @@ __device__ __forceinline__ std::int64_t closing_position(const Offset* offsets, 
 // tile, binary search: the first levels of every search share their probes
 // in cache. Searching in the tile kernel held every block at its barrier for
 // the search; a warp a tile searching 33-way made some 7x the loads.
+// It also zeroes the count of listed pieces (the tile kernel runs after it).
 template <class Offset>
 __global__ void nonzero_split_rows_kernel(const Offset* offsets, std::int64_t rows, std::int64_t tile,
-                                          std::int64_t tiles, std::int64_t* first_rows) {
+                                          std::int64_t tiles, std::int64_t* first_rows,
+                                          unsigned long long* excess_count) {
   const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (t == 0) *excess_count = 0;
   if (t > tiles) return;
   std::int64_t lo = t == tiles ? rows : 0, hi = rows;
   const std::int64_t begin = t * tile;
@@ -329,7 +355,8 @@ template <int Threads, int Items, int MinBlocks, int Loads, class V, class Offse
 __global__ void __launch_bounds__(Threads, MinBlocks)
     nonzero_split_spmv_kernel(const Offset* offsets, const Index* columns, const V* values, const V* x, V* y,
                               std::int64_t rows, std::int64_t nnz, V alpha, V beta, const std::int64_t* first_rows,
-                              merge_carry<V>* carries, unsigned long long* excess_count, row_range* excess) {
+                              merge_carry<V>* carries, unsigned long long* excess_count, std::int64_t capacity,
+                              row_range* excess) {
   constexpr int tile = Threads * Items;
   using pair_t = streamscan::detail::seg_pair<V>;
   using scan_t = block_scan<pair_t, Threads, block_scan_algorithm::kogge_stone>;
@@ -344,6 +371,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   const int tid = static_cast<int>(threadIdx.x);
   const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * tile;
   const int length = nnz - begin < tile ? static_cast<int>(nnz - begin) : tile;
+  // Loaded before the products, so that their latency hides behind the gathers'.
+  const std::int64_t first_row = first_rows[blockIdx.x], end_row = first_rows[blockIdx.x + 1];
 
   // Products, loaded coalesced: every load of a thread is issued before the
   // first is used, so that it keeps `Items` gathers of x in flight.
@@ -371,24 +400,29 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     }
   }
   __syncthreads();
-  const std::int64_t first_row = first_rows[blockIdx.x], end_row = first_rows[blockIdx.x + 1];
   // The tile writes at most spmv_split_own_rows x tile rows itself (only
-  // empty rows make more); the rest, all inside the tile, it lists for the
-  // fix-up's whole grid.
+  // empty rows make more); the rest, all inside the tile, it lists in pieces
+  // of as many rows for the fix-up's blocks.
   constexpr std::int64_t own_rows = std::int64_t{tuning::spmv_split_own_rows} * tile;
   const std::int64_t own_end = end_row - first_row > own_rows ? first_row + own_rows : end_row;
+  const std::int64_t pieces = (end_row - own_end + own_rows - 1) / own_rows;
+  __shared__ std::int64_t first_piece;
   // A row that ends inside the tile starts the next one there; past the rows
   // the tile writes, only the carried row's start matters.
   for (std::int64_t r = first_row + tid; r < own_end; r += Threads) {
     const std::int64_t e = static_cast<std::int64_t>(offsets[r + 1]) - begin;
     if (e > 0 && e < length) heads[e] = 1;
   }
-  if (tid == 0 && own_end < end_row) {
+  if (tid == 0 && pieces > 0) {
     const std::int64_t e = static_cast<std::int64_t>(offsets[end_row]) - begin;
     if (e > 0 && e < length) heads[e] = 1;
-    excess[atomicAdd(excess_count, 1ull)] = {own_end, end_row};
+    first_piece = static_cast<std::int64_t>(atomicAdd(excess_count, static_cast<unsigned long long>(pieces)));
   }
   __syncthreads();
+  for (std::int64_t k = tid; k < pieces && first_piece + k < capacity; k += Threads) {
+    const std::int64_t b = own_end + k * own_rows;
+    excess[first_piece + k] = {b, end_row - b > own_rows ? b + own_rows : end_row};
+  }
 
   // This thread's items, scanned; then the threads joined.
   V scanned[Items];
