@@ -239,8 +239,8 @@ __device__ __forceinline__ void add_carry_runs(const merge_carry<V>* carries, st
   const std::int64_t row = t < tiles ? carries[t].row : rows;
   V sum = t < tiles ? carries[t].sum : V(0);
   const std::int64_t before = base > 0 ? carries[base - 1].row : -1;  // every lane: `mine` below reads it
-  const std::int64_t up = __shfl_up_sync(all, row, 1);  // every lane, outside any condition
-  const std::int64_t previous = lane == 0 ? before : up;
+  const std::int64_t lane_before = __shfl_up_sync(all, row, 1);  // every lane, outside any condition
+  const std::int64_t previous = lane == 0 ? before : lane_before;
   const std::int64_t next = __shfl_down_sync(all, row, 1);
   const unsigned heads = __ballot_sync(all, lane == 0 || row != previous);
   const int head = 31 - __clz(heads & (all >> (31 - lane)));  // the lane where this lane's run starts
