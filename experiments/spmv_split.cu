@@ -41,7 +41,8 @@ void run_split(const int* offsets, const int* columns, const V* values, const V*
   sd::nonzero_split_rows_kernel<int>
       <<<(tiles + 1 + 255) / 256, 256>>>(offsets, rows, tile, tiles, first_rows, excess_count);
   sd::nonzero_split_spmv_kernel<Threads, Items, MinBlocks, Loads, V, int, int><<<tiles, Threads>>>(
-      offsets, columns, values, x, y, rows, nnz, V(1), V(0), first_rows, carries, excess_count, capacity, excess);
+      offsets, columns, values, x, y, rows, nnz, V(1), V(0), first_rows, carries, true, excess_count, capacity,
+      excess);
   sd::nonzero_split_fixup_kernel<V, int, int><<<std::max<std::int64_t>((tiles + 255) / 256, 264), 256>>>(
       carries, tiles, rows, V(1), V(0), y, offsets, columns, values, x, excess_count, capacity, excess);
 }

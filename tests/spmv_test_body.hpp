@@ -50,7 +50,9 @@ using spmv_type_list = ::testing::Types<spmv_types<float, std::int32_t, std::int
                                         spmv_types<float, std::int64_t, std::int32_t>,
                                         spmv_types<double, std::int64_t, std::int64_t>>;
 
-enum class spmv_form { two_phase, convenience };
+// prepared: spmv_prepare, then two prepared products on its plan (the
+// second one's y is returned).
+enum class spmv_form { two_phase, convenience, prepared };
 enum class spmv_null { none, offsets, columns, values, x, y };
 
 inline std::vector<streamscan::spmv_strategy> spmv_strategies() {
@@ -103,7 +105,7 @@ void check_spmv_shapes() {
     const auto x = random_vector<V>(rng, sh.cols);
     for (const auto& ab : scalars) {
       for (const auto strategy : spmv_strategies()) {
-        for (const spmv_form form : {spmv_form::two_phase, spmv_form::convenience}) {
+        for (const spmv_form form : {spmv_form::two_phase, spmv_form::convenience, spmv_form::prepared}) {
           if (form == spmv_form::convenience && !(ab[0] == V(1) && ab[1] == V(1))) continue;
           auto y0 = random_vector<V>(rng, sh.rows);
           if (ab[1] == V(0))  // beta == 0: y is not read, so NaNs must not come through
@@ -115,7 +117,7 @@ void check_spmv_shapes() {
           const std::string what = std::string(Backend::name) + " rows " + std::to_string(sh.rows) + " nnz " +
                                    std::to_string(a.nnz()) + " alpha " + std::to_string(ab[0]) + " beta " +
                                    std::to_string(ab[1]) + " " + streamscan::to_string(strategy) +
-                                   (opt.checked ? " checked" : "");
+                                   (opt.checked ? " checked" : "") + (form == spmv_form::prepared ? " prepared" : "");
           const streamscan::status s = Backend::run_spmv(a, x, y, ab[0], ab[1], opt, form, spmv_null::none);
           ASSERT_TRUE(s.is_ok()) << what << ": " << s.message();
           const std::string why = spmv_mismatch(a, x, y0, y, ab[0], ab[1]);
@@ -143,9 +145,10 @@ void check_spmv_errors() {
   const auto good = small_csr<T>(rng);
   const auto x = random_vector<V>(rng, good.cols);
   const auto y0 = random_vector<V>(rng, good.rows);
-  auto expect_error = [&](const decltype(good)& a, ss::spmv_options opt, spmv_null null_arg, const char* needle) {
+  auto expect_error = [&](const decltype(good)& a, ss::spmv_options opt, spmv_null null_arg, const char* needle,
+                          spmv_form form = spmv_form::two_phase) {
     std::vector<V> y = y0;
-    const ss::status s = Backend::run_spmv(a, x, y, V(1), V(1), opt, spmv_form::two_phase, null_arg);
+    const ss::status s = Backend::run_spmv(a, x, y, V(1), V(1), opt, form, null_arg);
     EXPECT_EQ(s.code(), ss::errc::invalid_argument) << needle << ": " << s.message();
     EXPECT_NE(s.message().find(needle), std::string::npos) << s.message();
     EXPECT_EQ(std::memcmp(y.data(), y0.data(), y.size() * sizeof(V)), 0) << needle << ": y was written";
@@ -157,6 +160,12 @@ void check_spmv_errors() {
   expect_error(good, {}, spmv_null::values, "'A.values' is a null pointer");
   expect_error(good, {}, spmv_null::x, "'x' is a null pointer");
   expect_error(good, {}, spmv_null::y, "'y' is a null pointer");
+  // spmv_prepare names the pattern's arrays too; the convenience form has no plan to use.
+  expect_error(good, {}, spmv_null::offsets, "'A.row_offsets' is a null pointer", spmv_form::prepared);
+  expect_error(good, checked, spmv_null::columns, "'A.column_indices' is a null pointer", spmv_form::prepared);
+  ss::spmv_options prepared;
+  prepared.prepared = true;
+  expect_error(good, prepared, spmv_null::none, "'options.prepared' needs the two-phase form", spmv_form::convenience);
   auto broken = good;
   broken.cols = -1;
   expect_error(broken, {}, spmv_null::none, "'A.cols' is negative");

@@ -33,6 +33,12 @@ struct cpu_spmv_backend {
     std::size_t bytes = 0;
     if (ss::status s = ss::cpu::spmv(nullptr, bytes, view, xp, yp, alpha, beta, opt); !s) return s;
     std::vector<unsigned char> temp(bytes);
+    if (form == spmv_form::prepared) {
+      if (ss::status s = ss::cpu::spmv_prepare(temp.data(), bytes, view, opt); !s) return s;
+      opt.prepared = true;
+      std::vector<V> first = y;
+      if (ss::status s = ss::cpu::spmv(temp.data(), bytes, view, xp, first.data(), alpha, beta, opt); !s) return s;
+    }
     return ss::cpu::spmv(temp.data(), bytes, view, xp, yp, alpha, beta, opt);
   }
 

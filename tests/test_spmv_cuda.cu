@@ -45,6 +45,23 @@ struct cuda_spmv_backend {
       } catch (const ss::error& e) {
         s = e.get_status();
       }
+    } else if (form == spmv_form::prepared) {
+      std::size_t bytes = 0, product_bytes = 0;
+      s = ss::cuda::spmv_prepare(nullptr, bytes, sized, stream, opt);
+      if (s) s = ss::cuda::spmv(nullptr, product_bytes, sized, d_x.get(), d_y.get(), alpha, beta, stream, opt);
+      EXPECT_EQ(bytes, product_bytes) << "spmv_prepare and spmv size temp storage alike";
+      if (s) {
+        device_buffer<unsigned char> temp(bytes + 1);
+        s = ss::cuda::spmv_prepare(temp.get() + 1, bytes, view, stream, opt);
+        ss::spmv_options run = opt;
+        run.prepared = true;
+        // The plan serves more than one product: the first one's y is a copy.
+        device_buffer<V> first(y.size());
+        first.upload(y);
+        if (s) s = ss::cuda::spmv(temp.get() + 1, bytes, view, xp, first.get(), alpha, beta, stream, run);
+        if (s) s = ss::cuda::spmv(temp.get() + 1, bytes, view, xp, yp, alpha, beta, stream, run);
+        STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(stream));
+      }
     } else {
       std::size_t bytes = 0;
       s = ss::cuda::spmv(nullptr, bytes, sized, d_x.get(), d_y.get(), alpha, beta, stream, opt);
@@ -193,6 +210,20 @@ TEST(spmv_cuda_repeatable, float_bits_repeat) {
         ASSERT_EQ(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)), 0)
             << ss::to_string(strategy) << ": run " << run << " differs; seed " << global_seed();
       }
+    }
+    // Prepared products give the same bits.
+    std::size_t bytes = 0;
+    ASSERT_TRUE(ss::cuda::spmv_prepare(nullptr, bytes, view, nullptr, opt).is_ok());
+    device_buffer<unsigned char> temp(bytes);
+    ASSERT_TRUE(ss::cuda::spmv_prepare(temp.get(), bytes, view, nullptr, opt).is_ok());
+    opt.prepared = true;
+    for (int run = 0; run < 3; ++run) {
+      STREAMSCAN_TEST_CUDA(cudaMemset(y.get(), 0xff, a.rows * sizeof(float)));
+      ASSERT_TRUE(ss::cuda::spmv(temp.get(), bytes, view, d_x.get(), y.get(), 1.5f, 0.0f, nullptr, opt).is_ok());
+      STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+      y.download(again);
+      ASSERT_EQ(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)), 0)
+          << ss::to_string(strategy) << ": prepared run " << run << " differs; seed " << global_seed();
     }
   }
 }

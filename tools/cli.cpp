@@ -32,7 +32,8 @@ const std::vector<std::string>& bench_algorithms() {
     std::vector<std::string> names = scan_bench_algorithms();
     names.push_back(opt_in_transform_input);
     for (const char* sort : {"onesweep", "double_buffer", "split", "quicksort"}) names.push_back(sort);
-    for (const char* spmv : {"cusparse", "row_groups", "merge_path", "nonzero_split", "segmented_scan"}) names.push_back(spmv);
+    for (const char* spmv : {"cusparse", "prepared", "row_groups", "merge_path", "nonzero_split", "segmented_scan"})
+      names.push_back(spmv);
     for (const char* tri : {"thomas_pcr", "hybrid", "cyclic_reduction", "parallel_cyclic_reduction", "partitioned",
                             "thomas", "warp_pcr"})
       names.push_back(tri);
@@ -360,7 +361,8 @@ std::string help_text(const std::string& topic) {
            "                     shapes only up to 2^26; automatic: what a call that names no\n"
            "                     strategy runs); sort: memcpy,cub,thrust,onesweep,double_buffer,split,\n"
            "                     quicksort (split and quicksort only up to 2^24 unless named here);\n"
-           "                     spmv: memcpy,cusparse,automatic,row_groups,merge_path,segmented_scan;\n"
+           "                     spmv: memcpy,cusparse,automatic,prepared (the default after\n"
+           "                     spmv_prepare),row_groups,merge_path,nonzero_split,segmented_scan;\n"
            "                     tridiagonal: memcpy,cusparse,automatic,thomas_pcr,hybrid,cyclic_reduction,\n"
            "                     parallel_cyclic_reduction,partitioned,thomas,warp_pcr (n <= 64);\n"
            "                     default all but transform_input (scan, named only: the default\n"

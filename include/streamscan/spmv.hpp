@@ -43,6 +43,18 @@
 //     segmented inclusive sum, then each row's first element gathered.
 // Every strategy's sums are a fixed sequence of operations for a given
 // matrix: results repeat bit for bit (they differ between strategies).
+//
+// Prepared products (as cusparseSpMV_preprocess): spmv_prepare(temp, ...)
+// writes into temp storage what depends on the sparsity pattern alone
+// (nonzero_split: each tile's first row and the pieces of rows left to the
+// fix-up; merge_path: the tiles' starts; the other strategies: nothing).
+// Later calls with options.prepared = true and that temp storage skip that
+// work, for any values, x, y, alpha and beta, as long as the row offsets,
+// the sizes and the options (but `prepared`) are those it was prepared
+// with; the library cannot check that (a stale plan gives wrong sums).
+// Results are the same bits as unprepared calls'. The temp storage is the
+// same size; a prepared call uses the rest of it as scratch, so two
+// prepared calls on one plan must not run at the same time.
 #pragma once
 
 #include <cstdint>
@@ -64,7 +76,8 @@ inline const char* to_string(spmv_strategy s) noexcept {
 
 struct spmv_options {
   spmv_strategy strategy = spmv_strategy::automatic;
-  bool checked = false;  // validate offsets and column indices first
+  bool checked = false;   // validate offsets and column indices first
+  bool prepared = false;  // temp holds spmv_prepare's plan for this matrix's pattern (above)
 };
 
 // coo_to_csr's options. Checked mode: the GPU back end first tests every

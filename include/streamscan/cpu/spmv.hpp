@@ -41,10 +41,31 @@ template <class Value, class Offset, class Index>
   return status::ok();
 }
 
+// spmv_prepare, as the GPU's (streamscan/spmv.hpp): the CPU's products
+// plan nothing, so this checks the pattern (and its structure in checked
+// mode) and leaves temp alone; prepared calls run as unprepared ones.
+template <class Value, class Offset, class Index>
+[[nodiscard]] status spmv_prepare(void* temp, std::size_t& temp_bytes, const csr_view<Value, Offset, Index>& a,
+                                  spmv_options opt = {}) {
+  const char* fn = "streamscan::cpu::spmv_prepare";
+  if (temp == nullptr) {
+    temp_bytes = 1;
+    return status::ok();
+  }
+  if (status s = streamscan::detail::validate_spmv_pattern(fn, a, opt); !s) return s;
+  if (opt.checked)
+    return streamscan::detail::check_csr_structure(fn, a.rows, a.cols, a.nnz, a.row_offsets, a.column_indices);
+  return status::ok();
+}
+
 // Convenience form: throws streamscan::error.
 template <class Value, class Offset, class Index>
 void spmv(const csr_view<Value, Offset, Index>& a, const Value* x, Value* y, Value alpha, Value beta,
           spmv_options opt = {}) {
+  // Its scratch is new each call, so it holds no plan.
+  if (opt.prepared)
+    throw_if_error(streamscan::detail::invalid_argument(
+        "streamscan::cpu::spmv", "argument 'options.prepared' needs the two-phase form's temp storage, filled by spmv_prepare"));
   detail::with_heap_scratch([&](void* t, std::size_t& b) { return spmv(t, b, a, x, y, alpha, beta, opt); });
 }
 

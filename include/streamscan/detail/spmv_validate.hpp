@@ -29,9 +29,22 @@ status validate_spmv_sizes(const char* fn, const csr_view<Value, Offset, Index>&
   return status::ok();
 }
 
+inline status validate_spmv_strategy(const char* fn, const spmv_options& opt) {
+  switch (opt.strategy) {
+    case spmv_strategy::automatic:
+    case spmv_strategy::merge_path:
+    case spmv_strategy::segmented_scan:
+    case spmv_strategy::row_groups:
+    case spmv_strategy::nonzero_split: return status::ok();
+  }
+  return invalid_argument(fn, "argument 'options.strategy' is not a strategy this build knows");
+}
+
+// What a product and spmv_prepare both need: the sizes, the row offsets,
+// a matrix that can hold its non-zeros, a known strategy; the column
+// indices where checked mode reads them.
 template <class Value, class Offset, class Index>
-status validate_spmv(const char* fn, const csr_view<Value, Offset, Index>& a, const Value* x, const Value* y,
-                     const spmv_options& opt) {
+status validate_spmv_pattern(const char* fn, const csr_view<Value, Offset, Index>& a, const spmv_options& opt) {
   static_assert(std::is_same_v<Value, float> || std::is_same_v<Value, double>,
                 "streamscan::spmv: values are float or double");
   static_assert(std::is_same_v<Offset, std::int32_t> || std::is_same_v<Offset, std::int64_t>,
@@ -42,14 +55,24 @@ status validate_spmv(const char* fn, const csr_view<Value, Offset, Index>& a, co
   if (status s = validate_spmv_sizes(fn, a); !s) return s;
   if (a.rows > 0 && a.row_offsets == nullptr)
     return bad("argument 'A.row_offsets' is a null pointer while A.rows = " + std::to_string(a.rows));
-  if (a.nnz > 0 && a.column_indices == nullptr)
+  if (a.nnz > 0 && a.column_indices == nullptr && opt.checked)
     return bad("argument 'A.column_indices' is a null pointer while A.nnz = " + std::to_string(a.nnz));
-  if (a.nnz > 0 && a.values == nullptr)
-    return bad("argument 'A.values' is a null pointer while A.nnz = " + std::to_string(a.nnz));
   if (a.nnz > 0 && a.rows == 0)
     return bad("argument 'A.nnz' is " + std::to_string(a.nnz) + " in a matrix of 0 rows");
   if (a.nnz > 0 && a.cols == 0)
     return bad("argument 'A.nnz' is " + std::to_string(a.nnz) + " in a matrix of 0 columns");
+  return validate_spmv_strategy(fn, opt);
+}
+
+template <class Value, class Offset, class Index>
+status validate_spmv(const char* fn, const csr_view<Value, Offset, Index>& a, const Value* x, const Value* y,
+                     const spmv_options& opt) {
+  auto bad = [&](const std::string& what) { return invalid_argument(fn, what); };
+  if (status s = validate_spmv_pattern(fn, a, opt); !s) return s;
+  if (a.nnz > 0 && a.column_indices == nullptr)
+    return bad("argument 'A.column_indices' is a null pointer while A.nnz = " + std::to_string(a.nnz));
+  if (a.nnz > 0 && a.values == nullptr)
+    return bad("argument 'A.values' is a null pointer while A.nnz = " + std::to_string(a.nnz));
   if (a.nnz > 0 && x == nullptr) return bad("argument 'x' is a null pointer while A.nnz = " + std::to_string(a.nnz));
   if (a.rows > 0 && y == nullptr) return bad("argument 'y' is a null pointer while A.rows = " + std::to_string(a.rows));
   if (a.nnz > 0 && a.rows > 0) {
@@ -57,14 +80,6 @@ status validate_spmv(const char* fn, const csr_view<Value, Offset, Index>& a, co
     const auto xe = xb + static_cast<std::uintptr_t>(a.cols) * sizeof(Value);
     const auto ye = yb + static_cast<std::uintptr_t>(a.rows) * sizeof(Value);
     if (xb < ye && yb < xe) return bad("arguments 'x' and 'y' overlap");
-  }
-  switch (opt.strategy) {
-    case spmv_strategy::automatic:
-    case spmv_strategy::merge_path:
-    case spmv_strategy::segmented_scan:
-    case spmv_strategy::row_groups:
-    case spmv_strategy::nonzero_split: break;
-    default: return bad("argument 'options.strategy' is not a strategy this build knows");
   }
   return status::ok();
 }

@@ -23,9 +23,22 @@ template <class V, class O, class I>
   return detail::dispatch_spmv("streamscan::cuda::spmv", temp, temp_bytes, a, x, y, alpha, beta, stream, opt);
 }
 
+// Prepares temp storage (sized by a query of either function: they agree)
+// for prepared products with A's sparsity pattern: options.prepared
+// (streamscan/spmv.hpp). Asynchronous, except that checked mode waits.
+template <class V, class O, class I>
+[[nodiscard]] status spmv_prepare(void* temp, std::size_t& temp_bytes, const csr_view<V, O, I>& a,
+                                  cudaStream_t stream = nullptr, spmv_options opt = {}) {
+  return detail::dispatch_spmv_prepare("streamscan::cuda::spmv_prepare", temp, temp_bytes, a, stream, opt);
+}
+
 template <class V, class O, class I>
 void spmv(const csr_view<V, O, I>& a, const V* x, V* y, typename csr_view<V, O, I>::value_type alpha,
           typename csr_view<V, O, I>::value_type beta, cudaStream_t stream = nullptr, spmv_options opt = {}) {
+  // Its scratch is new each call, so it holds no plan.
+  if (opt.prepared)
+    throw_if_error(streamscan::detail::invalid_argument(
+        "streamscan::cuda::spmv", "argument 'options.prepared' needs the two-phase form's temp storage, filled by spmv_prepare"));
   detail::with_scratch("streamscan::cuda::spmv", stream, [&](void* t, std::size_t& b) {
     return spmv(t, b, a, x, y, alpha, beta, stream, opt);
   });

@@ -176,42 +176,110 @@ status launch_row_groups(const char* fn, const csr_view<V, O, I>& a, const V* x,
                 plan.max_slots, slots, chunks);
 }
 
+// What a product and spmv_prepare share: the size query (temp == nullptr),
+// the arguments' checks (a product's, with x and y, or the pattern's alone:
+// x == y == nullptr from spmv_prepare), the layout of temp storage and
+// checked mode's structure test. `ready` is false when there is nothing
+// more to do.
 template <class V, class O, class I>
-status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const csr_view<V, O, I>& a, const V* x,
-                     V* y, V alpha, V beta, cudaStream_t stream, spmv_options opt) {
+status spmv_setup(const char* fn, void* temp, std::size_t& temp_bytes, const csr_view<V, O, I>& a, const V* x,
+                  const V* y, bool product, cudaStream_t stream, const spmv_options& opt, spmv_layout& l,
+                  device_facts& facts, unsigned char*& base, bool& ready) {
+  ready = false;
   const spmv_strategy strategy = resolve_spmv_strategy(a, opt.strategy);
   if (temp == nullptr) {  // a size query checks the sizes and the strategy only
-    csr_view<V, O, I> sizes{a.rows, a.cols, a.nnz, nullptr, nullptr, nullptr};
+    const csr_view<V, O, I> sizes{a.rows, a.cols, a.nnz, nullptr, nullptr, nullptr};
     if (status s = streamscan::detail::validate_spmv_sizes(fn, sizes); !s) return s;
-    if (opt.strategy > spmv_strategy::nonzero_split) return streamscan::detail::validate_spmv(fn, sizes, x, y, opt);
-    spmv_layout l;
+    if (status s = streamscan::detail::validate_spmv_strategy(fn, opt); !s) return s;
     if (status s = plan_spmv(fn, a, strategy, stream, l); !s) return s;
     temp_bytes = l.total + 255;
     return status::ok();
   }
-  if (status s = streamscan::detail::validate_spmv(fn, a, x, y, opt); !s) return s;
-  spmv_layout l;
+  if (status s = product ? streamscan::detail::validate_spmv(fn, a, x, y, opt)
+                         : streamscan::detail::validate_spmv_pattern(fn, a, opt);
+      !s)
+    return s;
   if (status s = plan_spmv(fn, a, strategy, stream, l); !s) return s;
   if (status s = streamscan::detail::validate_temp_bytes(fn, temp_bytes, l.total + 255); !s) return s;
-  device_facts facts;
   if (status s = current_device_facts(fn, facts); !s) return s;
   if (a.rows > 0) {
     if (status s = check_device_accessible(fn, "A.row_offsets", a.row_offsets, facts); !s) return s;
-    if (status s = check_device_accessible(fn, "y", y, facts); !s) return s;
+    if (product)
+      if (status s = check_device_accessible(fn, "y", y, facts); !s) return s;
   }
-  if (a.nnz > 0) {
+  if (a.nnz > 0 && (product || opt.checked))
     if (status s = check_device_accessible(fn, "A.column_indices", a.column_indices, facts); !s) return s;
+  if (a.nnz > 0 && product) {
     if (status s = check_device_accessible(fn, "A.values", a.values, facts); !s) return s;
     if (status s = check_device_accessible(fn, "x", x, facts); !s) return s;
   }
   if (status s = check_device_accessible(fn, "temp", temp, facts); !s) return s;
-  unsigned char* base = static_cast<unsigned char*>(aligned_256(temp));
+  base = static_cast<unsigned char*>(aligned_256(temp));
   if (opt.checked)
     if (status s = check_csr_on_device(fn, a.row_offsets, a.column_indices, a.rows, a.cols, a.nnz,
                                        reinterpret_cast<unsigned long long*>(base + l.check), stream);
         !s)
       return s;
-  if (a.rows == 0) return status::ok();
+  ready = a.rows > 0;
+  return status::ok();
+}
+
+// The non-zero split's and merge path's plans: what depends on the pattern alone.
+template <class V, class O, class I>
+status launch_spmv_plan(const char* fn, const csr_view<V, O, I>& a, spmv_strategy strategy, const spmv_layout& l,
+                        unsigned char* base, cudaStream_t stream) {
+  if (strategy == spmv_strategy::nonzero_split) {
+    constexpr int tile = tuning::spmv_nonzero_split_shape_for(sizeof(V)).tile_items();
+    const std::int64_t tiles = nonzero_split_tiles(a.nnz, sizeof(V));
+    auto* first_rows = reinterpret_cast<std::int64_t*>(base + l.starts);
+    return launch(fn, "nonzero_split_rows_kernel", nonzero_split_rows_kernel<O>, (tiles + 1 + 255) / 256, 256, stream,
+                  a.row_offsets, a.rows, std::int64_t{tile}, tiles, first_rows,
+                  reinterpret_cast<unsigned long long*>(base + l.excess_count));
+  }
+  if (strategy == spmv_strategy::merge_path) {
+    constexpr int tile = tuning::spmv_shape_for(sizeof(V)).tile_items();
+    const std::int64_t tiles = (a.rows + a.nnz + tile - 1) / tile;
+    return launch(fn, "merge_path_tiles_kernel", merge_path_tiles_kernel<O>, (tiles + 1 + 255) / 256, 256, stream,
+                  a.row_offsets, a.rows, a.nnz, std::int64_t{tile}, tiles,
+                  reinterpret_cast<merge_coordinate*>(base + l.starts));
+  }
+  return status::ok();
+}
+
+// spmv_prepare: the plan, and for the split the list its tiles would make.
+template <class V, class O, class I>
+status dispatch_spmv_prepare(const char* fn, void* temp, std::size_t& temp_bytes, const csr_view<V, O, I>& a,
+                             cudaStream_t stream, spmv_options opt) {
+  spmv_layout l;
+  device_facts facts;
+  unsigned char* base = nullptr;
+  bool ready = false;
+  if (status s = spmv_setup<V>(fn, temp, temp_bytes, a, nullptr, nullptr, false, stream, opt, l, facts, base, ready);
+      !s || !ready)
+    return s;
+  const spmv_strategy strategy = resolve_spmv_strategy(a, opt.strategy);
+  status s = launch_spmv_plan(fn, a, strategy, l, base, stream);
+  if (s && strategy == spmv_strategy::nonzero_split) {
+    constexpr int tile = tuning::spmv_nonzero_split_shape_for(sizeof(V)).tile_items();
+    const std::int64_t tiles = nonzero_split_tiles(a.nnz, sizeof(V));
+    s = launch(fn, "nonzero_split_list_kernel", nonzero_split_list_kernel<tile>, (tiles + 255) / 256, 256, stream,
+               static_cast<const std::int64_t*>(reinterpret_cast<std::int64_t*>(base + l.starts)), tiles,
+               reinterpret_cast<unsigned long long*>(base + l.excess_count),
+               nonzero_split_pieces(a.rows, a.nnz, sizeof(V)), reinterpret_cast<row_range*>(base + l.excess));
+  }
+  return s;
+}
+
+template <class V, class O, class I>
+status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const csr_view<V, O, I>& a, const V* x,
+                     V* y, V alpha, V beta, cudaStream_t stream, spmv_options opt) {
+  spmv_layout l;
+  device_facts facts;
+  unsigned char* base = nullptr;
+  bool ready = false;
+  if (status s = spmv_setup(fn, temp, temp_bytes, a, x, y, true, stream, opt, l, facts, base, ready); !s || !ready)
+    return s;
+  const spmv_strategy strategy = resolve_spmv_strategy(a, opt.strategy);
 
   if (strategy == spmv_strategy::row_groups) {
     constexpr tuning::spmv_row_groups shape = tuning::spmv_row_groups_shape();
@@ -249,8 +317,7 @@ status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const 
     const std::int64_t tiles = (a.rows + a.nnz + shape.tile_items() - 1) / shape.tile_items();
     auto* starts = reinterpret_cast<merge_coordinate*>(base + l.starts);
     auto* carries = reinterpret_cast<merge_carry<V>*>(base + l.carries);
-    status s = launch(fn, "merge_path_tiles_kernel", merge_path_tiles_kernel<O>, (tiles + 1 + 255) / 256, 256, stream,
-                      a.row_offsets, a.rows, a.nnz, static_cast<std::int64_t>(shape.tile_items()), tiles, starts);
+    status s = opt.prepared ? status::ok() : launch_spmv_plan(fn, a, strategy, l, base, stream);
     if (s)
       s = launch(fn, "merge_path_spmv_kernel", merge_path_spmv_kernel<shape.threads, shape.items, V, O, I>, tiles,
                  shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, y, a.rows, alpha, beta,
@@ -269,15 +336,15 @@ status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const 
     auto* excess_count = reinterpret_cast<unsigned long long*>(base + l.excess_count);
     auto* excess = reinterpret_cast<row_range*>(base + l.excess);
     const std::int64_t capacity = nonzero_split_pieces(a.rows, a.nnz, sizeof(V));
-    status s = launch(fn, "nonzero_split_rows_kernel", nonzero_split_rows_kernel<O>, (tiles + 1 + 255) / 256, 256,
-                      stream, a.row_offsets, a.rows, static_cast<std::int64_t>(shape.tile_items()), tiles, first_rows,
-                      excess_count);
+    // Prepared, the plan holds the first rows and the listed pieces already.
+    status s = opt.prepared ? status::ok() : launch_spmv_plan(fn, a, strategy, l, base, stream);
     if (s)
       s = launch(fn, "nonzero_split_spmv_kernel",
                  nonzero_split_spmv_kernel<shape.threads, shape.items, shape.min_blocks,
                                            tuning::spmv_nonzero_split_loads, V, O, I>,
                  tiles, shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, y, a.rows, a.nnz, alpha,
-                 beta, static_cast<const std::int64_t*>(first_rows), carries, excess_count, capacity, excess);
+                 beta, static_cast<const std::int64_t*>(first_rows), carries, !opt.prepared, excess_count, capacity,
+                 excess);
     // A warp 32 tiles for the carries, and at least two blocks a multiprocessor
     // for the listed pieces.
     const std::int64_t fixup_grid = std::max<std::int64_t>((tiles + 255) / 256, 2 * std::max(facts.sm_count, 1));

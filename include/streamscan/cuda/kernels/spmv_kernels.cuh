@@ -327,6 +327,29 @@ __device__ __forceinline__ std::int64_t closing_position(const Offset* offsets, 
   return e > b ? e - 1 : b;
 }
 
+// A tile of the split that closes rows [first_row, end_row) writes those
+// before own_end itself; the rest (only runs of empty rows make them) it
+// leaves to the fix-up in pieces of as many rows as it may write.
+template <int Tile>
+inline constexpr std::int64_t split_own_rows = std::int64_t{tuning::spmv_split_own_rows} * Tile;
+template <int Tile>
+__device__ __forceinline__ std::int64_t split_own_end(std::int64_t first_row, std::int64_t end_row) {
+  return end_row - first_row > split_own_rows<Tile> ? first_row + split_own_rows<Tile> : end_row;
+}
+template <int Tile>
+__device__ __forceinline__ std::int64_t split_pieces(std::int64_t own_end, std::int64_t end_row) {
+  return (end_row - own_end + split_own_rows<Tile> - 1) / split_own_rows<Tile>;
+}
+// Piece k of those rows, listed at `at` (unless the list is full: only
+// unsorted offsets, which are not checked, list more than its capacity).
+template <int Tile>
+__device__ __forceinline__ void list_piece(std::int64_t own_end, std::int64_t end_row, std::int64_t k,
+                                           unsigned long long at, std::int64_t capacity, row_range* excess) {
+  constexpr std::int64_t own_rows = split_own_rows<Tile>;
+  const std::int64_t b = own_end + k * own_rows;
+  if (static_cast<std::int64_t>(at) < capacity) excess[at] = {b, end_row - b > own_rows ? b + own_rows : end_row};
+}
+
 // first_rows[t] = the first row tile t closes: the number of rows whose
 // closing position is below t x tile (first_rows[tiles] = rows). A thread a
 // tile, binary search: the first levels of every search share their probes
@@ -352,12 +375,29 @@ __global__ void nonzero_split_rows_kernel(const Offset* offsets, std::int64_t ro
   first_rows[t] = lo;
 }
 
+// spmv_prepare's list of the pieces of rows the split's tiles leave to the
+// fix-up (what the tile kernel lists as it runs when unprepared), from the
+// tiles' first rows alone: a thread a tile. Runs after
+// nonzero_split_rows_kernel, which zeroes the count.
+template <int Tile>
+__global__ void nonzero_split_list_kernel(const std::int64_t* first_rows, std::int64_t tiles,
+                                          unsigned long long* excess_count, std::int64_t capacity,
+                                          row_range* excess) {
+  const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (t >= tiles) return;
+  const std::int64_t end_row = first_rows[t + 1], own_end = split_own_end<Tile>(first_rows[t], end_row);
+  const std::int64_t pieces = split_pieces<Tile>(own_end, end_row);
+  if (pieces == 0) return;
+  const unsigned long long first = atomicAdd(excess_count, static_cast<unsigned long long>(pieces));
+  for (std::int64_t k = 0; k < pieces; ++k) list_piece<Tile>(own_end, end_row, k, first + k, capacity, excess);
+}
+
 template <int Threads, int Items, int MinBlocks, int Loads, class V, class Offset, class Index>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     nonzero_split_spmv_kernel(const Offset* offsets, const Index* columns, const V* values, const V* x, V* y,
                               std::int64_t rows, std::int64_t nnz, V alpha, V beta, const std::int64_t* first_rows,
-                              merge_carry<V>* carries, unsigned long long* excess_count, std::int64_t capacity,
-                              row_range* excess) {
+                              merge_carry<V>* carries, bool list, unsigned long long* excess_count,
+                              std::int64_t capacity, row_range* excess) {
   constexpr int tile = Threads * Items;
   using pair_t = streamscan::detail::seg_pair<V>;
   using scan_t = block_scan<pair_t, Threads, block_scan_algorithm::kogge_stone>;
@@ -404,26 +444,24 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   // The tile writes at most spmv_split_own_rows x tile rows itself (only
   // empty rows make more); the rest, all inside the tile, it lists in pieces
   // of as many rows for the fix-up's blocks.
-  constexpr std::int64_t own_rows = std::int64_t{tuning::spmv_split_own_rows} * tile;
-  const std::int64_t own_end = end_row - first_row > own_rows ? first_row + own_rows : end_row;
-  const std::int64_t pieces = (end_row - own_end + own_rows - 1) / own_rows;
-  __shared__ std::int64_t first_piece;
+  // With `list` false the pieces are listed already (spmv_prepare's plan).
+  const std::int64_t own_end = split_own_end<tile>(first_row, end_row);
+  const std::int64_t pieces = list ? split_pieces<tile>(own_end, end_row) : 0;
+  __shared__ unsigned long long first_piece;
   // A row that ends inside the tile starts the next one there; past the rows
   // the tile writes, only the carried row's start matters.
   for (std::int64_t r = first_row + tid; r < own_end; r += Threads) {
     const std::int64_t e = static_cast<std::int64_t>(offsets[r + 1]) - begin;
     if (e > 0 && e < length) heads[e] = 1;
   }
-  if (tid == 0 && pieces > 0) {
+  if (tid == 0 && own_end < end_row) {
     const std::int64_t e = static_cast<std::int64_t>(offsets[end_row]) - begin;
     if (e > 0 && e < length) heads[e] = 1;
-    first_piece = static_cast<std::int64_t>(atomicAdd(excess_count, static_cast<unsigned long long>(pieces)));
+    if (pieces > 0) first_piece = atomicAdd(excess_count, static_cast<unsigned long long>(pieces));
   }
   __syncthreads();
-  for (std::int64_t k = tid; k < pieces && first_piece + k < capacity; k += Threads) {
-    const std::int64_t b = own_end + k * own_rows;
-    excess[first_piece + k] = {b, end_row - b > own_rows ? b + own_rows : end_row};
-  }
+  for (std::int64_t k = tid; k < pieces; k += Threads)
+    list_piece<tile>(own_end, end_row, k, first_piece + k, capacity, excess);
 
   // This thread's items, scanned; then the threads joined.
   V scanned[Items];
