@@ -336,23 +336,29 @@ status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const 
     auto* excess_count = reinterpret_cast<unsigned long long*>(base + l.excess_count);
     auto* excess = reinterpret_cast<row_range*>(base + l.excess);
     const std::int64_t capacity = nonzero_split_pieces(a.rows, a.nnz, sizeof(V));
+    const auto tile_kernel = nonzero_split_spmv_kernel<shape.threads, shape.items, shape.min_blocks,
+                                                       tuning::spmv_nonzero_split_loads, V, O, I>;
+    // The tile kernel starts its gathers while the search ends, and the
+    // fix-up is placed while the last tiles run (launch_overlapped); the
+    // first kernel of the call is launched plainly, after the caller's work.
+    bool overlap = false;
+    status s = dependent_launch_allowed(fn, facts, tile_kernel, overlap);
     // Prepared, the plan holds the first rows and the listed pieces already.
-    status s = opt.prepared ? status::ok() : launch_spmv_plan(fn, a, strategy, l, base, stream);
+    if (s && !opt.prepared) s = launch_spmv_plan(fn, a, strategy, l, base, stream);
     if (s)
-      s = launch(fn, "nonzero_split_spmv_kernel",
-                 nonzero_split_spmv_kernel<shape.threads, shape.items, shape.min_blocks,
-                                           tuning::spmv_nonzero_split_loads, V, O, I>,
-                 tiles, shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, y, a.rows, a.nnz, alpha,
-                 beta, static_cast<const std::int64_t*>(first_rows), carries, !opt.prepared, excess_count, capacity,
-                 excess);
+      s = launch_overlapped(fn, "nonzero_split_spmv_kernel", overlap && !opt.prepared, tile_kernel, tiles,
+                            shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, y, a.rows, a.nnz,
+                            alpha, beta, static_cast<const std::int64_t*>(first_rows), carries, !opt.prepared,
+                            excess_count, capacity, excess);
     // A warp 32 tiles for the carries, and at least two blocks a multiprocessor
     // for the listed pieces.
     const std::int64_t fixup_grid = std::max<std::int64_t>((tiles + 255) / 256, 2 * std::max(facts.sm_count, 1));
     if (s)
-      s = launch(fn, "nonzero_split_fixup_kernel", nonzero_split_fixup_kernel<V, O, I>, fixup_grid, 256, stream,
-                 static_cast<const merge_carry<V>*>(carries), tiles, a.rows, alpha, beta, y, a.row_offsets,
-                 a.column_indices, a.values, x, static_cast<const unsigned long long*>(excess_count), capacity,
-                 static_cast<const row_range*>(excess));
+      s = launch_overlapped(fn, "nonzero_split_fixup_kernel", overlap, nonzero_split_fixup_kernel<V, O, I>, fixup_grid,
+                            256, stream, static_cast<const merge_carry<V>*>(carries), tiles, a.rows, alpha, beta, y,
+                            a.row_offsets, a.column_indices, a.values, x,
+                            static_cast<const unsigned long long*>(excess_count), capacity,
+                            static_cast<const row_range*>(excess));
     return s;
   }
 

@@ -53,6 +53,7 @@
 #include "../../detail/segmented_pair.hpp"
 #include "../../operators.hpp"
 #include "../../tuning/spmv.hpp"
+#include "../util/grid_dependency.cuh"
 #include "../util/uninitialized.cuh"
 
 namespace streamscan::cuda::detail {
@@ -291,6 +292,7 @@ __global__ void nonzero_split_fixup_kernel(const merge_carry<V>* carries, std::i
                                            V alpha, V beta, V* y, const Offset* offsets, const Index* columns,
                                            const V* values, const V* x, const unsigned long long* excess_count,
                                            std::int64_t capacity, const row_range* excess) {
+  grid_dependency_wait();  // launched overlapping the tile kernel
   add_carry_runs(carries, tiles, rows, alpha, y);
   const std::int64_t listed = static_cast<std::int64_t>(*excess_count);
   const std::int64_t pieces = listed < capacity ? listed : capacity;
@@ -365,6 +367,7 @@ __global__ void nonzero_split_rows_kernel(const Offset* offsets, std::int64_t ro
                                           std::int64_t tiles, std::int64_t* first_rows,
                                           unsigned long long* excess_count) {
   constexpr int ways = 8;
+  launch_dependents();  // the tile kernel may start its gathers meanwhile
   const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (t == 0) *excess_count = 0;
   if (t > tiles) return;
@@ -429,8 +432,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   const int tid = static_cast<int>(threadIdx.x);
   const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * tile;
   const int length = nnz - begin < tile ? static_cast<int>(nnz - begin) : tile;
-  // Loaded before the products, so that their latency hides behind the gathers'.
-  const std::int64_t first_row = first_rows[blockIdx.x], end_row = first_rows[blockIdx.x + 1];
+  launch_dependents();  // the fix-up may be placed meanwhile
+  std::int64_t first_row, end_row;
 
   // Products, loaded coalesced: every load of a thread is issued before the
   // first is used, so that it keeps `Items` gathers of x in flight.
@@ -450,6 +453,13 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
         xv[j] = spmv_load_x<Loads>(x + column[j]);
       }
     }
+    // The tile's rows come from the search kernel, which this one may
+    // overlap (launch_overlapped): waited for here, while the gathers fly,
+    // and loaded before the products, so that their latency hides behind
+    // the gathers'. Everything this kernel writes comes later.
+    grid_dependency_wait();
+    first_row = first_rows[blockIdx.x];
+    end_row = first_rows[blockIdx.x + 1];
 #pragma unroll
     for (int j = 0; j < Items; ++j) {
       const int i = tid + j * Threads;

@@ -267,6 +267,48 @@ status launch(const char* fn, const char* kernel_name, void (*kernel)(Params...)
   return launch_with_shared(fn, kernel_name, kernel, grid, block, 0, stream, std::forward<Args>(args)...);
 }
 
+// A launch that may begin before the kernel ahead of it in the stream has
+// finished (programmatic dependent launch, sm_90): once every block of that
+// kernel has called launch_dependents (util/grid_dependency.cuh) or exited.
+// The kernel launched must call grid_dependency_wait before it reads what
+// the one ahead writes (or anything written before that one ran, unless
+// that one was itself launched plainly). With `overlap` false (a GPU or a
+// build before sm_90: see dependent_launch_allowed) a plain launch.
+template <class... Params, class... Args>
+status launch_overlapped(const char* fn, const char* kernel_name, bool overlap, void (*kernel)(Params...),
+                         std::int64_t grid, int block, cudaStream_t stream, Args&&... args) {
+  if (!overlap) return launch(fn, kernel_name, kernel, grid, block, stream, std::forward<Args>(args)...);
+  bool go = false;
+  if (status s = launch_gate(fn, kernel_name, grid, go); !s || !go) return s;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(grid));
+  config.blockDim = dim3(static_cast<unsigned>(block));
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  if (status s = cuda_call(fn, (std::string("launching ") + kernel_name).c_str(),
+                           cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+      !s)
+    return s;
+  return launch_result(fn, kernel_name);
+}
+
+// Whether launch_overlapped may overlap `kernel` with the one ahead: an
+// sm_90 GPU running the kernel's sm_90 code (an older build has no
+// grid_dependency_wait in it). Asked once per device and kernel.
+template <class... Params>
+status dependent_launch_allowed(const char* fn, const device_facts& facts, void (*kernel)(Params...), bool& allowed) {
+  static std::atomic<int> known[max_cached_devices];
+  return once_per_device(known, facts.device, allowed, [&](bool& ok) {
+    ok = false;
+    if (facts.cc_major < 9) return status::ok();
+    return compiled_for_sm90(fn, kernel, ok);
+  });
+}
+
 // Checked modes: `find()` launches the kernels that leave in record[0] the
 // first bad entry (reset here to ~0, meaning none) and in record[1..2] what
 // the message shows; this waits for them and copies them to `found`.
