@@ -54,25 +54,26 @@ constexpr int both = st::spmv_stream_matrix | st::spmv_plain_x;
 // The shapes measured: the first round found the matrix streaming evict-first
 // worth 0-9% and plain x gathers worth nothing, 512 x 4 best in float and
 // 256 x 8 in double; the second bounded their registers and moved around
-// them (the library's nonzero_split is 512 x 4 / 4 and 256 x 7 / 5).
+// them (the library's nonzero_split is 512 x 4 / 4 and 256 x 7 / 5); the
+// third (below) tries cuSPARSE's 512 threads in double and more items in float.
 template <class V, class F>
 void measured_shapes(F& variant) {
   if constexpr (sizeof(V) == 4) {
-    variant(int_c<512>{}, int_c<8>{}, int_c<1>{}, int_c<both>{});
-    variant(int_c<512>{}, int_c<4>{}, int_c<1>{}, int_c<both>{});
-    variant(int_c<512>{}, int_c<4>{}, int_c<3>{}, int_c<both>{});
+    // Float: the library's 512 x 4 / 4 and more items at 40 registers.
     variant(int_c<512>{}, int_c<4>{}, int_c<4>{}, int_c<both>{});
-    variant(int_c<256>{}, int_c<4>{}, int_c<6>{}, int_c<both>{});
-    variant(int_c<1024>{}, int_c<4>{}, int_c<2>{}, int_c<both>{});
+    variant(int_c<512>{}, int_c<8>{}, int_c<3>{}, int_c<both>{});
     variant(int_c<512>{}, int_c<6>{}, int_c<3>{}, int_c<both>{});
+    variant(int_c<512>{}, int_c<5>{}, int_c<3>{}, int_c<both>{});
   } else {
-    variant(int_c<256>{}, int_c<8>{}, int_c<1>{}, int_c<both>{});
-    variant(int_c<256>{}, int_c<8>{}, int_c<5>{}, int_c<both>{});
-    variant(int_c<256>{}, int_c<6>{}, int_c<1>{}, int_c<both>{});
-    variant(int_c<256>{}, int_c<6>{}, int_c<6>{}, int_c<both>{});
+    // Double around the library's 256 x 7 / 5 (48 registers): cuSPARSE's
+    // 512 threads of 7 at 40 registers, and tiles between.
     variant(int_c<256>{}, int_c<7>{}, int_c<5>{}, int_c<both>{});
-    variant(int_c<128>{}, int_c<8>{}, int_c<10>{}, int_c<both>{});
-    variant(int_c<256>{}, int_c<7>{}, int_c<4>{}, int_c<both>{});
+    variant(int_c<512>{}, int_c<7>{}, int_c<3>{}, int_c<both>{});
+    variant(int_c<384>{}, int_c<7>{}, int_c<4>{}, int_c<both>{});
+    variant(int_c<512>{}, int_c<6>{}, int_c<3>{}, int_c<both>{});
+    variant(int_c<256>{}, int_c<6>{}, int_c<6>{}, int_c<both>{});
+    variant(int_c<512>{}, int_c<5>{}, int_c<4>{}, int_c<both>{});
+    variant(int_c<256>{}, int_c<9>{}, int_c<4>{}, int_c<both>{});
   }
 }
 

@@ -298,17 +298,21 @@ status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const 
         default: s = launch_row_groups<32>(fn, a, x, y, alpha, beta, plan, slots, chunks, stream); break;
       }
     }
-    // The long rows' chunks (none, mostly: then both grids find no slot and leave).
+    // The long rows' chunks (none, mostly: then both grids find no slot and
+    // leave), each kernel placed while the one ahead ends (launch_overlapped).
     const std::int64_t chunk_grid = facts.sm_count > 0 ? 4 * facts.sm_count : 512;
+    const auto chunk_kernel = long_chunk_spmv_kernel<shape.threads, V, O, I>;
+    bool overlap = false;
+    if (s) s = dependent_launch_allowed(fn, facts, chunk_kernel, overlap);
     if (s)
-      s = launch(fn, "long_chunk_spmv_kernel", long_chunk_spmv_kernel<shape.threads, V, O, I>, chunk_grid,
-                 shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, int{shape.chunk},
-                 plan.max_slots, static_cast<const unsigned long long*>(slots),
-                 static_cast<const long_chunk*>(chunks), partials);
+      s = launch_overlapped(fn, "long_chunk_spmv_kernel", overlap, chunk_kernel, chunk_grid, shape.threads, stream,
+                            a.row_offsets, a.column_indices, a.values, x, int{shape.chunk}, plan.max_slots,
+                            static_cast<const unsigned long long*>(slots), static_cast<const long_chunk*>(chunks),
+                            partials);
     if (s)
-      s = launch(fn, "long_row_spmv_kernel", long_row_spmv_kernel<V>, chunk_grid, 256, stream, plan.max_slots,
-                 static_cast<const unsigned long long*>(slots), static_cast<const long_chunk*>(chunks),
-                 static_cast<const V*>(partials), alpha, beta, y);
+      s = launch_overlapped(fn, "long_row_spmv_kernel", overlap, long_row_spmv_kernel<V>, chunk_grid, 256, stream,
+                            plan.max_slots, static_cast<const unsigned long long*>(slots),
+                            static_cast<const long_chunk*>(chunks), static_cast<const V*>(partials), alpha, beta, y);
     return s;
   }
 

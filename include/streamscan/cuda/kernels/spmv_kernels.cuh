@@ -542,6 +542,7 @@ __global__ void __launch_bounds__(Threads)
                           std::int64_t rows, V alpha, V beta, std::int64_t spill, int chunk,
                           std::int64_t max_slots, unsigned long long* slots_taken, long_chunk* chunks) {
   static_assert(G >= 1 && G <= 32 && 32 % G == 0 && Threads % 32 == 0, "a group is a slice of a warp");
+  launch_dependents();  // the long rows' kernels may be placed meanwhile (they wait for this one)
   const std::int64_t row = (blockIdx.x * static_cast<std::int64_t>(Threads) + threadIdx.x) / G;
   const int lane = static_cast<int>(threadIdx.x % G);
   // This group's lanes in the warp; a group leaves as a whole, so the
@@ -576,6 +577,8 @@ __global__ void __launch_bounds__(Threads)
   using reduce_t = block_reduce<V, Threads>;
   __shared__ typename reduce_t::temp_storage storage;
   streamscan::plus op;
+  launch_dependents();
+  grid_dependency_wait();  // launched overlapping the row groups' kernel, which claims the slots
   const unsigned long long taken = min(*slots_taken, static_cast<unsigned long long>(max_slots));
   for (unsigned long long e = blockIdx.x; e < taken; e += gridDim.x) {
     const long_chunk c = chunks[e];
@@ -595,6 +598,7 @@ __global__ void __launch_bounds__(Threads)
 template <class V>
 __global__ void long_row_spmv_kernel(std::int64_t max_slots, const unsigned long long* slots_taken,
                                      const long_chunk* chunks, const V* partials, V alpha, V beta, V* y) {
+  grid_dependency_wait();  // launched overlapping the chunks' kernel
   const unsigned long long taken = min(*slots_taken, static_cast<unsigned long long>(max_slots));
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   for (unsigned long long e = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; e < taken;
