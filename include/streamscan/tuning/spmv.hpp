@@ -26,7 +26,7 @@ struct spmv_split_shape {
   constexpr int tile_items() const { return threads * items; }
 };
 constexpr spmv_split_shape spmv_nonzero_split_shape_for(int value_bytes) {
-  return value_bytes <= 4 ? spmv_split_shape{512, 4, 4} : spmv_split_shape{256, 7, 5};
+  return value_bytes <= 4 ? spmv_split_shape{512, 4, 4} : spmv_split_shape{256, 9, 4};
 }
 
 // A tile of the split writes at most this many times its non-zero count of
