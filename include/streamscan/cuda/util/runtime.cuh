@@ -298,7 +298,8 @@ status launch_overlapped(const char* fn, const char* kernel_name, bool overlap, 
 
 // Whether launch_overlapped may overlap `kernel` with the one ahead: an
 // sm_90 GPU running the kernel's sm_90 code (an older build has no
-// grid_dependency_wait in it). Asked once per device and kernel.
+// grid_dependency_wait in it). Asked once per device and kernel signature
+// (the kernels of one build share their architectures).
 template <class... Params>
 status dependent_launch_allowed(const char* fn, const device_facts& facts, void (*kernel)(Params...), bool& allowed) {
   static std::atomic<int> known[max_cached_devices];
