@@ -79,7 +79,9 @@ TEST(Cli, SortBenchOptions) {
   // The sort's algorithms (then SpMV's and the tridiagonal solver's) are bench algorithms too, after the
   // scan's and the opt-in transform_input.
   for (const char* a : {"onesweep", "double_buffer", "split", "quicksort"}) EXPECT_TRUE(wants(d.bench, a)) << a;
-  EXPECT_EQ(scan_bench_algorithms().size() + 1 + 4 + 5 + 7, bench_algorithms().size());  // "automatic" is shared
+  // SpMV's 6: cusparse, prepared and its four strategies; "automatic" is shared.
+  EXPECT_EQ(scan_bench_algorithms().size() + 1 + 4 + 6 + 7, bench_algorithms().size());
+  EXPECT_TRUE(wants(parse({"bench", "--primitives", "spmv", "--algorithms", "prepared"}).bench, "prepared"));
   const command t = parse({"bench", "--primitives", "tridiagonal", "--algorithms", "cusparse,hybrid,partitioned"});
   EXPECT_EQ(t.bench.primitives, (std::vector<std::string>{"tridiagonal"}));
   EXPECT_TRUE(wants(t.bench, "partitioned"));
