@@ -228,4 +228,61 @@ TEST(spmv_cuda_repeatable, float_bits_repeat) {
   }
 }
 
+// A plan that does not fit the matrix (prepared for another one, or temp
+// storage never prepared) is the caller's error and gives wrong sums, but the
+// split's kernels clamp what they read from it: nothing is written outside y
+// (a poisoned guard after it stays), and the call does not fault.
+TEST(spmv_cuda_prepared, a_stale_plan_stays_inside_the_arrays) {
+  namespace ss = streamscan;
+  using namespace streamscan_test;
+  if (!gpu_present()) GTEST_SKIP() << "cuda back end unavailable: no GPU";
+  auto rng = make_rng("spmv.stale_plan");
+  const auto planned = random_csr<float, std::int32_t, std::int32_t>(rng, 60000, 3000, 40, 0, 0, 2, 30000);
+  const auto a = random_csr<float, std::int32_t, std::int32_t>(rng, 20000, 3000, 30);
+  const auto x = random_vector<float>(rng, a.cols);
+  constexpr std::int64_t guard = 64;
+  for (const auto strategy : {ss::spmv_strategy::nonzero_split}) {
+    device_buffer<std::int32_t> p_offsets(planned.offsets.size()), p_columns(planned.columns.size()),
+        offsets(a.offsets.size()), columns(a.columns.size());
+    device_buffer<float> p_values(planned.values.size()), values(a.values.size()), d_x(x.size()), y(a.rows + guard);
+    p_offsets.upload(planned.offsets);
+    p_columns.upload(planned.columns);
+    p_values.upload(planned.values);
+    offsets.upload(a.offsets);
+    columns.upload(a.columns);
+    values.upload(a.values);
+    d_x.upload(x);
+    const ss::csr_view<float, std::int32_t, std::int32_t> pview{planned.rows, planned.cols, planned.nnz(),
+                                                                p_offsets.get(), p_columns.get(), p_values.get()};
+    const ss::csr_view<float, std::int32_t, std::int32_t> view{a.rows, a.cols, a.nnz(), offsets.get(), columns.get(),
+                                                               values.get()};
+    ss::spmv_options opt;
+    opt.strategy = strategy;
+    std::size_t bytes = 0, needed = 0;
+    ASSERT_TRUE(ss::cuda::spmv_prepare(nullptr, bytes, pview, nullptr, opt).is_ok());
+    ASSERT_TRUE(ss::cuda::spmv(nullptr, needed, view, d_x.get(), y.get(), 1.0f, 0.0f, nullptr, opt).is_ok());
+    ASSERT_GE(bytes, needed) << "the larger matrix's plan must be the larger temp storage";
+    device_buffer<unsigned char> temp(bytes);
+    for (const bool never_prepared : {false, true}) {
+      if (never_prepared)
+        STREAMSCAN_TEST_CUDA(cudaMemset(temp.get(), 0xa5, bytes));
+      else
+        ASSERT_TRUE(ss::cuda::spmv_prepare(temp.get(), bytes, pview, nullptr, opt).is_ok());
+      opt.prepared = true;
+      STREAMSCAN_TEST_CUDA(cudaMemset(y.get(), 0xff, (a.rows + guard) * sizeof(float)));
+      ASSERT_TRUE(ss::cuda::spmv(temp.get(), bytes, view, d_x.get(), y.get(), 1.0f, 0.0f, nullptr, opt).is_ok());
+      STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+      opt.prepared = false;
+      std::vector<float> got;
+      y.download(got);
+      for (std::int64_t k = a.rows; k < a.rows + guard; ++k) {
+        std::uint32_t bits = 0;
+        std::memcpy(&bits, &got[k], sizeof(bits));
+        ASSERT_EQ(bits, 0xffffffffu) << ss::to_string(strategy) << (never_prepared ? ", never prepared" : ", stale")
+                                     << ": y[" << k << "] past the " << a.rows << " rows was written";
+      }
+    }
+  }
+}
+
 }  // namespace

@@ -51,7 +51,10 @@
 // Later calls with options.prepared = true and that temp storage skip that
 // work, for any values, x, y, alpha and beta, as long as the row offsets,
 // the sizes and the options (but `prepared`) are those it was prepared
-// with; the library cannot check that (a stale plan gives wrong sums).
+// with; the library cannot check that. A stale plan, or temp storage never
+// prepared, gives wrong sums; nonzero_split's kernels clamp what they read
+// from it, so they still access nothing outside the arrays, but merge
+// path's do not (its plan must fit).
 // Results are the same bits as unprepared calls'. The temp storage is the
 // same size; a prepared call uses the rest of it as scratch, so two
 // prepared calls on one plan must not run at the same time.

@@ -298,7 +298,9 @@ __global__ void nonzero_split_fixup_kernel(const merge_carry<V>* carries, std::i
   const std::int64_t pieces = listed < capacity ? listed : capacity;
   for (std::int64_t k = blockIdx.x; k < pieces; k += gridDim.x) {
     const row_range range = excess[k];
-    for (std::int64_t r = range.begin + threadIdx.x; r < range.end; r += blockDim.x) {
+    // Clamped to [0, rows] as the tiles' rows are (a stale plan's).
+    const std::int64_t begin = range.begin > 0 ? range.begin : 0, end = range.end < rows ? range.end : rows;
+    for (std::int64_t r = begin + threadIdx.x; r < end; r += blockDim.x) {
       V sum = V(0);
       for (std::int64_t i = offsets[r]; i < static_cast<std::int64_t>(offsets[r + 1]); ++i)
         sum += values[i] * x[columns[i]];
@@ -457,9 +459,11 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     // overlap (launch_overlapped): waited for here, while the gathers fly,
     // and loaded before the products, so that their latency hides behind
     // the gathers'. Everything this kernel writes comes later.
+    // Clamped to [0, rows], so that a stale plan (a caller's error:
+    // spmv.hpp) gives wrong sums but no access outside the arrays.
     grid_dependency_wait();
-    first_row = first_rows[blockIdx.x];
-    end_row = first_rows[blockIdx.x + 1];
+    end_row = max(std::int64_t{0}, min(first_rows[blockIdx.x + 1], rows));
+    first_row = max(std::int64_t{0}, min(first_rows[blockIdx.x], end_row));
 #pragma unroll
     for (int j = 0; j < Items; ++j) {
       const int i = tid + j * Threads;
@@ -517,8 +521,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   __syncthreads();
 
   for (std::int64_t r = first_row + tid; r < own_end; r += Threads) {
-    const std::int64_t b = offsets[r], e = offsets[r + 1];
-    const V sum = e > b ? sums[slot(static_cast<int>(e - 1 - begin))] : V(0);
+    const std::int64_t b = offsets[r], e = offsets[r + 1], at = e - 1 - begin;
+    // A row of this tile ends inside it (the test only holds off a stale plan's rows).
+    const V sum = e > b && at >= 0 && at < length ? sums[slot(static_cast<int>(at))] : V(0);
     y[r] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];
   }
   // The row after the last closed one carries its part of this tile, if it has one.
