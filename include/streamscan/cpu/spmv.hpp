@@ -62,10 +62,7 @@ template <class Value, class Offset, class Index>
 template <class Value, class Offset, class Index>
 void spmv(const csr_view<Value, Offset, Index>& a, const Value* x, Value* y, Value alpha, Value beta,
           spmv_options opt = {}) {
-  // Its scratch is new each call, so it holds no plan.
-  if (opt.prepared)
-    throw_if_error(streamscan::detail::invalid_argument(
-        "streamscan::cpu::spmv", "argument 'options.prepared' needs the two-phase form's temp storage, filled by spmv_prepare"));
+  throw_if_error(streamscan::detail::validate_spmv_convenience("streamscan::cpu::spmv", opt));
   detail::with_heap_scratch([&](void* t, std::size_t& b) { return spmv(t, b, a, x, y, alpha, beta, opt); });
 }
 

@@ -40,6 +40,14 @@ inline status validate_spmv_strategy(const char* fn, const spmv_options& opt) {
   return invalid_argument(fn, "argument 'options.strategy' is not a strategy this build knows");
 }
 
+// The convenience forms make new scratch each call, which holds no plan.
+inline status validate_spmv_convenience(const char* fn, const spmv_options& opt) {
+  if (opt.prepared)
+    return invalid_argument(
+        fn, "argument 'options.prepared' needs the two-phase form's temp storage, filled by spmv_prepare");
+  return status::ok();
+}
+
 // What a product and spmv_prepare both need: the sizes, the row offsets,
 // a matrix that can hold its non-zeros, a known strategy; the column
 // indices where checked mode reads them.

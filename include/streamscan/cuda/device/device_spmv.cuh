@@ -35,10 +35,7 @@ template <class V, class O, class I>
 template <class V, class O, class I>
 void spmv(const csr_view<V, O, I>& a, const V* x, V* y, typename csr_view<V, O, I>::value_type alpha,
           typename csr_view<V, O, I>::value_type beta, cudaStream_t stream = nullptr, spmv_options opt = {}) {
-  // Its scratch is new each call, so it holds no plan.
-  if (opt.prepared)
-    throw_if_error(streamscan::detail::invalid_argument(
-        "streamscan::cuda::spmv", "argument 'options.prepared' needs the two-phase form's temp storage, filled by spmv_prepare"));
+  throw_if_error(streamscan::detail::validate_spmv_convenience("streamscan::cuda::spmv", opt));
   detail::with_scratch("streamscan::cuda::spmv", stream, [&](void* t, std::size_t& b) {
     return spmv(t, b, a, x, y, alpha, beta, stream, opt);
   });

@@ -263,7 +263,7 @@ status dispatch_spmv_prepare(const char* fn, void* temp, std::size_t& temp_bytes
     constexpr int tile = tuning::spmv_nonzero_split_shape_for(sizeof(V)).tile_items();
     const std::int64_t tiles = nonzero_split_tiles(a.nnz, sizeof(V));
     s = launch(fn, "nonzero_split_list_kernel", nonzero_split_list_kernel<tile>, (tiles + 255) / 256, 256, stream,
-               static_cast<const std::int64_t*>(reinterpret_cast<std::int64_t*>(base + l.starts)), tiles,
+               reinterpret_cast<const std::int64_t*>(base + l.starts), tiles,
                reinterpret_cast<unsigned long long*>(base + l.excess_count),
                nonzero_split_pieces(a.rows, a.nnz, sizeof(V)), reinterpret_cast<row_range*>(base + l.excess));
   }
