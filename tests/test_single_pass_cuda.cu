@@ -39,6 +39,8 @@ class single_pass_cuda : public ::testing::Test {
 // `two_memsets_n`: a size whose tile counter and status words the default
 // shape resets in two memsets (dispatch_scan.cuh: reset_tiles); the first
 // calls run it twice and one less, so that each finds the last one's flags.
+// The fourth runs the largest size (past 4096 bytes of words, a zeroing
+// kernel resets them on sm_90: reset_tiles_for), the fifth one less again.
 template <class T, class Op>
 void check_reused_temp(ss::scan_strategy strategy, Op op, const char* name, std::int64_t two_memsets_n = 0) {
   auto rng = st::make_rng(std::string("reuse_") + name + ss::to_string(strategy));
@@ -52,6 +54,8 @@ void check_reused_temp(ss::scan_strategy strategy, Op op, const char* name, std:
   for (int call = 0; call < 40; ++call) {
     std::int64_t n = call % 4 == 0 ? size(rng) : size(rng) % 20000 + 1;  // mostly short: few tiles, reused words
     if (two_memsets_n > 0 && two_memsets_n <= max_n && call < 3) n = two_memsets_n - (call == 2);
+    if (call == 3) n = max_n;
+    if (two_memsets_n > 0 && two_memsets_n <= max_n && call == 4) n = two_memsets_n - 1;
     SCOPED_TRACE("seed " + std::to_string(st::global_seed()) + " call " + std::to_string(call) + " n=" +
                  std::to_string(n) + " " + ss::to_string(strategy));
     const auto in = st::random_vector<T>(rng, n);
@@ -94,6 +98,46 @@ __global__ void peek_paired(const void* words, int tiles, unsigned* flags, st::m
 __global__ void publish_paired(void* words, int tile, unsigned flag, st::mat2u value) {
   const streamscan::cuda::detail::tile_status<st::mat2u> status(words, tile + 1);
   status.publish(tile, static_cast<streamscan::cuda::detail::tile_flag>(flag), value);
+}
+
+// Status words past 4096 bytes (a zeroing kernel resets them on sm_90, and
+// the scan kernel overlaps it: dispatch_scan.cuh's reset_tiles_for) in temp
+// storage filled with garbage first: no garbage word may read as published.
+template <class T>
+void check_garbage_temp(std::int64_t n, const char* name) {
+  if (n > st::test_size_cap()) return;
+  auto rng = st::make_rng(std::string("garbage_temp_") + name);
+  const auto strategy = ss::scan_strategy::decoupled_lookback;
+  std::size_t bytes = 0;
+  ASSERT_TRUE(ss::cuda::inclusive_scan(nullptr, bytes, static_cast<const T*>(nullptr), static_cast<T*>(nullptr), n,
+                                       ss::plus{}, st::test_stream(), {strategy}).is_ok());
+  st::device_buffer<unsigned char> temp(bytes);
+  st::device_buffer<T> d_in(n), d_out(n);
+  for (const int garbage : {0xff, 0xa5}) {
+    SCOPED_TRACE("seed " + std::to_string(st::global_seed()) + " " + name + " n=" + std::to_string(n) +
+                 " garbage " + std::to_string(garbage));
+    const auto in = st::random_vector<T>(rng, n);
+    STREAMSCAN_TEST_CUDA(cudaMemcpy(d_in.get(), in.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    STREAMSCAN_TEST_CUDA(cudaMemset(temp.get(), garbage, bytes));
+    STREAMSCAN_TEST_CUDA(cudaMemset(d_out.get(), st::poison_byte, n * sizeof(T)));
+    STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+    std::size_t b = bytes;
+    const ss::status s = ss::cuda::inclusive_scan(temp.get(), b, static_cast<const T*>(d_in.get()), d_out.get(), n,
+                                                  ss::plus{}, st::test_stream(), {strategy});
+    ASSERT_TRUE(s.is_ok()) << s.message();
+    STREAMSCAN_TEST_CUDA(cudaStreamSynchronize(st::test_stream()));
+    std::vector<T> out(n);
+    STREAMSCAN_TEST_CUDA(cudaMemcpy(out.data(), d_out.get(), n * sizeof(T), cudaMemcpyDeviceToHost));
+    ASSERT_TRUE(st::compare_exact(out, st::oracle_scan<T>(in, ss::plus{}, st::scan_kind::inclusive, T{})));
+  }
+}
+
+TEST_F(single_pass_cuda, long_resets_clear_garbage_temp_storage) {
+  check_garbage_temp<std::int32_t>((std::int64_t{1} << 22) + 1, "int32");    // 513 tiles of 8192: 4104 bytes
+  check_garbage_temp<std::uint64_t>((std::int64_t{1} << 20) + 1, "uint64");  // 257 tiles of 4096: 4112 bytes
+  // The pipelined kernel's sizes (sm_90; the one-tile kernel elsewhere).
+  check_garbage_temp<std::uint64_t>((std::int64_t{1} << 23) + 3, "uint64_pipelined");
+  check_garbage_temp<std::int32_t>((std::int64_t{1} << 25) + 3, "int32_pipelined");
 }
 
 TEST_F(single_pass_cuda, paired_status_words_read_a_torn_pair_as_not_ready) {

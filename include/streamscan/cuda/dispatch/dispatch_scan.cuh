@@ -19,6 +19,7 @@
 #include "../kernels/scan_kernels.cuh"
 #include "../kernels/pipelined_scan_kernel.cuh"
 #include "../kernels/single_pass_scan_kernel.cuh"
+#include "../util/grid_dependency.cuh"
 #include "../util/runtime.cuh"
 #include "../../tuning/scan.hpp"
 #include "tuned_policy.cuh"
@@ -122,6 +123,42 @@ status reset_tiles(const char* fn, unsigned char* bytes, std::int64_t tiles, cud
   return reset_tile_words(fn, bytes, tile_status<A>::reset_bytes(tiles), stream);
 }
 
+// Zeroes a single-pass kernel's tile counter and the `count` 8-byte words of
+// status after its slot, and lets the kernel after it begin at once (that
+// one waits for this one before it takes a tile id).
+template <class Word>
+__global__ void zero_tile_status_kernel(Word* counter, Word* words, std::int64_t count) {
+  launch_dependents();
+  if (blockIdx.x == 0 && threadIdx.x == 0) *counter = 0;
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::int64_t{gridDim.x} * blockDim.x)
+    words[i] = 0;
+}
+
+// The reset before a look-back kernel over `tiles` tiles that waits
+// (grid_dependency_wait) before it takes its first tile id: the vectorised
+// and the pipelined one. Where the status words alone would make the memset
+// a long one and the GPU overlaps launches, a zeroing kernel instead, which
+// `kernel` then overlaps (`overlap`): its blocks are placed while the words
+// are zeroed. Elsewhere reset_tiles' memsets.
+template <class A, class Kernel>
+status reset_tiles_for(const char* fn, unsigned char* bytes, std::int64_t tiles, cudaStream_t stream,
+                       const device_facts& facts, Kernel kernel, bool& overlap) {
+  overlap = false;
+  const std::size_t words = tile_status<A>::reset_bytes(tiles);  // whole 8-byte words (tile_status.cuh)
+  if (words > tuning::short_memset_bytes && words % 8 == 0) {
+    if (status s = dependent_launch_allowed(fn, facts, kernel, overlap); !s) return s;
+    if (overlap) {
+      using word_t = unsigned long long;
+      const std::int64_t count = static_cast<std::int64_t>(words / sizeof(word_t));
+      const std::int64_t grid = std::min<std::int64_t>((count + 255) / 256, facts.sm_count);
+      return launch(fn, "zero_tile_status_kernel", zero_tile_status_kernel<word_t>, grid, 256, stream,
+                    reinterpret_cast<word_t*>(bytes), reinterpret_cast<word_t*>(bytes + tile_counter_bytes), count);
+    }
+  }
+  return reset_tiles<A>(fn, bytes, tiles, stream);
+}
+
 // The vectorised decoupled look-back kernel at vector shape `Shape`: an
 // aligned input In (a raw pointer, or what vector_input reads), a raw output
 // pointer of A, temp storage at `bytes` (reset here). Backward scans (the segmented
@@ -129,19 +166,20 @@ status reset_tiles(const char* fn, unsigned char* bytes, std::int64_t tiles, cud
 // aligned (next_tile).
 template <bool Backward, int Shape, class A, class In, class Op>
 status launch_vector_scan(const char* fn, unsigned char* bytes, In in, A* out, std::int64_t n, Op op, maybe<A> init,
-                          scan_mode mode, cudaStream_t stream) {
+                          scan_mode mode, cudaStream_t stream, const device_facts& facts) {
   using vector_policy = tuning::vector_scan_policy_for<A, Shape>;
   const std::int64_t tiles = (n + vector_policy::tile_items - 1) / vector_policy::tile_items;
   const std::int64_t lead = Backward ? tiles * vector_policy::tile_items - n : 0;
   using io_t = vector_tile_io<A, vector_policy::vector_width, Backward, In>;
-  if (status s = reset_tiles<A>(fn, bytes, tiles, stream); !s) return s;
-  return launch(fn,
-                Backward ? "single_pass_vector_scan_kernel<decoupled, backward>"
-                         : "single_pass_vector_scan_kernel<decoupled>",
-                single_pass_vector_scan_kernel<vector_policy, look_back_kind::decoupled, io_t, Op>, tiles,
-                vector_policy::threads, stream, io_t{in, out, n}, n, lead,
-                tile_status<A>(bytes + tile_counter_bytes, tiles), reinterpret_cast<unsigned long long*>(bytes),
-                init, mode, op);
+  const auto kernel = single_pass_vector_scan_kernel<vector_policy, look_back_kind::decoupled, io_t, Op>;
+  bool overlap = false;
+  if (status s = reset_tiles_for<A>(fn, bytes, tiles, stream, facts, kernel, overlap); !s) return s;
+  return launch_overlapped(fn,
+                           Backward ? "single_pass_vector_scan_kernel<decoupled, backward>"
+                                    : "single_pass_vector_scan_kernel<decoupled>",
+                           overlap, kernel, tiles, vector_policy::threads, stream, io_t{in, out, n}, n, lead,
+                           tile_status<A>(bytes + tile_counter_bytes, tiles),
+                           reinterpret_cast<unsigned long long*>(bytes), init, mode, op);
 }
 
 // The pipelined look-back kernel (sm_90+) at vector shape `Shape`, forward,
@@ -184,13 +222,14 @@ status launch_pipelined_scan(const char* fn, unsigned char* bytes, const A* in, 
     return s;
   if (per_sm == 0)
     return launch_vector_scan<false, tuning::default_vector_shape(sizeof(A))>(fn, bytes, in, out, n, op, init, mode,
-                                                                              stream);
+                                                                              stream, facts);
   const std::int64_t tiles = (n + shape::tile_items - 1) / shape::tile_items;
   const std::int64_t grid = std::min<std::int64_t>(tiles, std::int64_t{facts.sm_count} * per_sm);
-  if (status s = reset_tiles<A>(fn, bytes, tiles, stream); !s) return s;
-  return launch_with_shared(fn, "pipelined_scan_kernel", kernel, grid, shape::threads, dynamic, stream, in, out, n,
-                            tile_status<A>(bytes + tile_counter_bytes, tiles),
-                            reinterpret_cast<unsigned long long*>(bytes), init, mode, op);
+  bool overlap = false;
+  if (status s = reset_tiles_for<A>(fn, bytes, tiles, stream, facts, kernel, overlap); !s) return s;
+  return launch_overlapped_with_shared(fn, "pipelined_scan_kernel", overlap, kernel, grid, shape::threads, dynamic,
+                                       stream, in, out, n, tile_status<A>(bytes + tile_counter_bytes, tiles),
+                                       reinterpret_cast<unsigned long long*>(bytes), init, mode, op);
 }
 
 // The kernel of a 3D-scan policy: one tile a link, or one cluster a link.
@@ -299,7 +338,7 @@ status dispatch_single_pass_scan(const char* fn, void* temp, std::size_t& temp_b
       auto run = [&](auto shape) {
         constexpr int index = decltype(shape)::value;
         if constexpr (tuning::vector_scan_policy_for<A, index>::stages == 0)
-          return launch_vector_scan<false, index>(fn, bytes, input, out, n, op, init, mode, stream);
+          return launch_vector_scan<false, index>(fn, bytes, input, out, n, op, init, mode, stream, facts);
         else
           return launch_pipelined_scan<index>(fn, bytes, input, out, n, op, init, mode, stream, facts);
       };

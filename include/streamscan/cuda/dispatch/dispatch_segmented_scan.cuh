@@ -255,8 +255,9 @@ status dispatch_segmented_scan(const char* fn, void* temp, std::size_t& temp_byt
       if constexpr (plain) {
         unsigned char* bytes = base + bits_bytes;  // launch_vector_scan resets it
         constexpr int shape0 = tuning::vector_scan_policy_for<A>::tunable ? tuning::default_vector_shape(sizeof(A)) : 0;
-        return heads.backward ? launch_vector_scan<true, shape0>(fn, bytes, input, out, n, op, init, mode, stream)
-                              : launch_vector_scan<false, shape0>(fn, bytes, input, out, n, op, init, mode, stream);
+        if (heads.backward)
+          return launch_vector_scan<true, shape0>(fn, bytes, input, out, n, op, init, mode, stream, facts);
+        return launch_vector_scan<false, shape0>(fn, bytes, input, out, n, op, init, mode, stream, facts);
       }
       return launch_segmented_kernel<A>(fn, base + bits_bytes, input, out, n,
                                         heads, op, init, mode, opt.scan.policy, stream, facts);

@@ -16,6 +16,7 @@
 #include "../agent/tile_io.cuh"
 #include "../agent/tile_status.cuh"
 #include "../util/bulk_copy.cuh"
+#include "../util/grid_dependency.cuh"
 #include "../warp/warp_slice_scan.cuh"
 
 namespace streamscan::cuda::detail {
@@ -85,6 +86,7 @@ __global__ void __launch_bounds__(pipelined_shape<Policy, A>::threads, 1)
   using agent_t = agent_pipeline<shape, program>;
   __shared__ typename agent_t::temp_storage storage;
   program prog{in, out, n, init, mode, op};
+  grid_dependency_wait();  // after the zeroing kernel, where it runs (launch_pipelined_scan)
   agent_t(storage, prog, n, status, tile_counter).run();
 #endif
 }

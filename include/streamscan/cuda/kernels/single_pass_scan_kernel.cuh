@@ -27,6 +27,7 @@
 #include "../agent/tile_id.cuh"
 #include "../agent/tile_prefix.cuh"
 #include "../agent/tile_status.cuh"
+#include "../util/grid_dependency.cuh"
 
 namespace streamscan::cuda::detail {
 
@@ -61,6 +62,9 @@ __global__ void __launch_bounds__(Policy::threads)
   __shared__ typename agent_t::temp_storage storage;
   __shared__ std::int64_t shared_tile;
   __shared__ typename prefix_op_t::temp_storage prefix_storage;
+  // Launched overlapped after the kernel that zeroes the tile counter and
+  // status words (launch_vector_scan): nothing of them is read before here.
+  grid_dependency_wait();
   const tile_slot t = without_lead(next_tile<agent_t::tile_items>(tile_counter, n, shared_tile, lead));
   agent_t agent(storage, io, op);
   A values[agent_t::vectors][agent_t::width];

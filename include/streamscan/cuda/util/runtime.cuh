@@ -275,9 +275,12 @@ status launch(const char* fn, const char* kernel_name, void (*kernel)(Params...)
 // that one was itself launched plainly). With `overlap` false (a GPU or a
 // build before sm_90: see dependent_launch_allowed) a plain launch.
 template <class... Params, class... Args>
-status launch_overlapped(const char* fn, const char* kernel_name, bool overlap, void (*kernel)(Params...),
-                         std::int64_t grid, int block, cudaStream_t stream, Args&&... args) {
-  if (!overlap) return launch(fn, kernel_name, kernel, grid, block, stream, std::forward<Args>(args)...);
+status launch_overlapped_with_shared(const char* fn, const char* kernel_name, bool overlap, void (*kernel)(Params...),
+                                     std::int64_t grid, int block, std::size_t dynamic_shared, cudaStream_t stream,
+                                     Args&&... args) {
+  if (!overlap)
+    return launch_with_shared(fn, kernel_name, kernel, grid, block, dynamic_shared, stream,
+                              std::forward<Args>(args)...);
   bool go = false;
   if (status s = launch_gate(fn, kernel_name, grid, go); !s || !go) return s;
   cudaLaunchAttribute attribute{};
@@ -286,6 +289,7 @@ status launch_overlapped(const char* fn, const char* kernel_name, bool overlap, 
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned>(grid));
   config.blockDim = dim3(static_cast<unsigned>(block));
+  config.dynamicSmemBytes = dynamic_shared;
   config.stream = stream;
   config.attrs = &attribute;
   config.numAttrs = 1;
@@ -294,6 +298,13 @@ status launch_overlapped(const char* fn, const char* kernel_name, bool overlap, 
       !s)
     return s;
   return launch_result(fn, kernel_name);
+}
+
+template <class... Params, class... Args>
+status launch_overlapped(const char* fn, const char* kernel_name, bool overlap, void (*kernel)(Params...),
+                         std::int64_t grid, int block, cudaStream_t stream, Args&&... args) {
+  return launch_overlapped_with_shared(fn, kernel_name, overlap, kernel, grid, block, 0, stream,
+                                       std::forward<Args>(args)...);
 }
 
 // Whether launch_overlapped may overlap `kernel` with the one ahead: an
