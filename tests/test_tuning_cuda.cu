@@ -167,6 +167,13 @@ TEST(PipelinedScan, DefaultFromItsThreshold) {
   streamscan::cuda::scan_plan plan;
   ASSERT_TRUE(streamscan::cuda::describe_scan<std::int32_t>(from - 1, {}, plan).is_ok());
   EXPECT_EQ(plan.policy, "t128x16");
+  // The middle range runs the wider one-tile shape (default_vector_shape_for).
+  ASSERT_TRUE(streamscan::cuda::describe_scan<std::int32_t>(std::int64_t{1} << 22, {}, plan).is_ok());
+  EXPECT_EQ(plan.policy, "t256x16");
+  ASSERT_TRUE(streamscan::cuda::describe_scan<std::int32_t>((std::int64_t{1} << 22) - 1, {}, plan).is_ok());
+  EXPECT_EQ(plan.policy, "t128x16");
+  ASSERT_TRUE(streamscan::cuda::describe_scan<std::uint64_t>(std::int64_t{1} << 21, {}, plan).is_ok());
+  EXPECT_EQ(plan.policy, "t256x16");
   ASSERT_TRUE(streamscan::cuda::describe_scan<std::int32_t>(from, {}, plan).is_ok());
   EXPECT_EQ(plan.policy, major >= 9 ? std::string("p256x8s6") : std::string("t128x16"));
   const std::int64_t wide_from = st::pipelined_default_from(sizeof(std::uint64_t));

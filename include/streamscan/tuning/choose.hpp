@@ -114,7 +114,7 @@ constexpr int default_for(algorithm a, std::size_t value_bytes, std::int64_t n, 
     case algorithm::decoupled_lookback:
       return copy_engine && vector_shapes_tunable(value_bytes) && n >= pipelined_default_from(value_bytes)
                  ? pipelined_decoupled_shape
-                 : default_vector_shape(value_bytes);
+                 : default_vector_shape_for(value_bytes, n);
     case algorithm::chained: return cc >= 90 ? default_cluster_chained_shape : default_chained_shape;
     case algorithm::reduce_then_scan:
     case algorithm::scan_then_add: return 0;

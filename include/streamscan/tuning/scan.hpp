@@ -19,6 +19,7 @@ inline constexpr shape decoupled_shapes[] = {tile(128, 16), tile(128, 8),  tile(
 inline constexpr int decoupled_shape_count = sizeof(decoupled_shapes) / sizeof(decoupled_shapes[0]);
 inline constexpr int pipelined_decoupled_shape = 5;
 static_assert(decoupled_shapes[pipelined_decoupled_shape].kind == shape_kind::pipeline);
+static_assert(decoupled_shapes[4].threads == 256 && decoupled_shapes[4].vectors == 16);  // t256x16
 
 // Values of 1 or 2 bytes pack 16 or 8 per load; they keep one fixed shape
 // (128 threads, 32 values per thread) instead of candidates.
@@ -29,6 +30,16 @@ constexpr bool vector_shapes_tunable(std::size_t value_bytes) {
 }
 constexpr int default_vector_shape(std::size_t value_bytes) {
   return value_bytes == 8 ? 2 : value_bytes == 16 ? 4 : 0;
+}
+// The one-tile default at n values: t256x16 (tiles of 64 KB) in a middle
+// range of sizes, where it measured faster than the smaller tiles
+// (docs/performance.md): half their tiles, so half the status words to
+// reset and to walk back over.
+constexpr int default_vector_shape_for(std::size_t value_bytes, std::int64_t n) {
+  constexpr int wide = 4;
+  if (value_bytes == 4 && n >= (std::int64_t{1} << 22) && n < (std::int64_t{1} << 24)) return wide;
+  if (value_bytes == 8 && n >= (std::int64_t{1} << 20) && n < (std::int64_t{1} << 22)) return wide;
+  return default_vector_shape(value_bytes);
 }
 // From which n the default is the pipelined shape, on GPUs with the bulk
 // copy engine: where it measured faster than the one-tile kernel
