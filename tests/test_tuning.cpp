@@ -287,27 +287,6 @@ TEST(TuningCandidates, ChainedNamesAndTiles) {
             st::candidate_tile_items(alg::chained, 12, st::default_matrix_shape(true)));
 }
 
-// The look-back's built-in default by size: t128x16 / t256x8, t256x16 in the
-// middle ranges, the pipeline from its threshold where the GPU has it.
-TEST(TuningCandidates, DecoupledDefaultBySize) {
-  const auto name = [](std::size_t bytes, std::int64_t n, int cc) {
-    return st::candidate_name(alg::decoupled_lookback, bytes, st::default_for(alg::decoupled_lookback, bytes, n, cc));
-  };
-  const std::int64_t m = std::int64_t{1} << 20;
-  EXPECT_EQ(name(4, 4 * m - 1, 90), "t128x16");
-  EXPECT_EQ(name(4, 4 * m, 90), "t256x16");
-  EXPECT_EQ(name(4, 16 * m - 1, 90), "t256x16");
-  EXPECT_EQ(name(4, 16 * m, 90), "t128x16");
-  EXPECT_EQ(name(4, 32 * m, 90), "p256x8s6");
-  EXPECT_EQ(name(4, 32 * m, 80), "t128x16");
-  EXPECT_EQ(name(8, m - 1, 90), "t256x8");
-  EXPECT_EQ(name(8, m, 90), "t256x16");
-  EXPECT_EQ(name(8, 4 * m - 1, 80), "t256x16");
-  EXPECT_EQ(name(8, 4 * m, 90), "t256x8");
-  EXPECT_EQ(name(8, 8 * m, 90), "p256x8s6");
-  EXPECT_EQ(name(16, 4 * m, 90), "t256x16");
-}
-
 // One name grammar for every algorithm: the names users and tuning files
 // already use, each unique within its algorithm and found again.
 TEST(TuningCandidates, EveryAlgorithmsNamesRoundTrip) {
@@ -342,7 +321,15 @@ TEST(TuningCandidates, DefaultsFollowSizeAndArchitecture) {
   EXPECT_EQ(name_of(alg::decoupled_lookback, 4, small, 90), "t128x16");
   EXPECT_EQ(name_of(alg::decoupled_lookback, 8, big, 90), "p256x8s6");
   EXPECT_EQ(name_of(alg::decoupled_lookback, 8, big, 80), "t256x8");
-  EXPECT_EQ(name_of(alg::decoupled_lookback, 8, small, 90), "t256x8");
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 8, small - 1, 90), "t256x8");
+  // The middle ranges: t256x16 (default_vector_shape_for), on every GPU.
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 8, small, 90), "t256x16");
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 8, 4 * small - 1, 80), "t256x16");
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 8, 4 * small, 90), "t256x8");
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 4, 4 * small - 1, 90), "t128x16");
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 4, 4 * small, 90), "t256x16");
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 4, 16 * small - 1, 80), "t256x16");
+  EXPECT_EQ(name_of(alg::decoupled_lookback, 4, 16 * small, 90), "t128x16");
   EXPECT_EQ(name_of(alg::decoupled_lookback, 4, std::int64_t{1} << 25, 90), "p256x8s6");
   EXPECT_EQ(name_of(alg::decoupled_lookback, 4, (std::int64_t{1} << 25) - 1, 90), "t128x16");
   EXPECT_EQ(name_of(alg::decoupled_lookback, 8, std::int64_t{1} << 23, 90), "p256x8s6");
