@@ -39,8 +39,9 @@ class single_pass_cuda : public ::testing::Test {
 // `two_memsets_n`: a size whose tile counter and status words the default
 // shape resets in two memsets (dispatch_scan.cuh: reset_tiles); the first
 // calls run it twice and one less, so that each finds the last one's flags.
-// The fourth runs the largest size (past 4096 bytes of words, a zeroing
-// kernel resets them on sm_90: reset_tiles_for), the fifth one less again.
+// The fourth runs the largest size (for 8- and 16-byte values past 4096
+// bytes of words, which a zeroing kernel resets on sm_90: reset_tiles_for),
+// the fifth two_memsets_n less one again.
 template <class T, class Op>
 void check_reused_temp(ss::scan_strategy strategy, Op op, const char* name, std::int64_t two_memsets_n = 0) {
   auto rng = st::make_rng(std::string("reuse_") + name + ss::to_string(strategy));
@@ -76,10 +77,10 @@ TEST_F(single_pass_cuda, temp_storage_reused_across_calls) {
   static_assert(streamscan::cuda::detail::status_layout_for<st::affine3u>() ==
                 streamscan::cuda::detail::status_layout::paired);
   for (const auto strategy : single_pass) {
-    // Packed status words; 512 tiles of 8192 int32 and 256 of 4096 uint64
-    // are 4096 bytes of words.
-    check_reused_temp<std::int32_t>(strategy, ss::plus{}, "int32", std::int64_t{1} << 22);
-    check_reused_temp<std::uint64_t>(strategy, ss::plus{}, "uint64", std::int64_t{1} << 20);
+    // Packed status words; 512 tiles of 8192 int32 (t128x16, below 2^22)
+    // and 256 of 4096 uint64 (t256x8, below 2^20) are 4096 bytes of words.
+    check_reused_temp<std::int32_t>(strategy, ss::plus{}, "int32", (std::int64_t{1} << 22) - 1);
+    check_reused_temp<std::uint64_t>(strategy, ss::plus{}, "uint64", (std::int64_t{1} << 20) - 1);
     // Paired status words: 128 tiles of 4096 mat2u are 4096 bytes of words.
     check_reused_temp<st::mat2u>(strategy, st::mat2u_product{}, "mat2u", std::int64_t{1} << 19);
     // 12 bytes: paired status words in the general kernel (no 16-byte vectors).
@@ -133,8 +134,11 @@ void check_garbage_temp(std::int64_t n, const char* name) {
 }
 
 TEST_F(single_pass_cuda, long_resets_clear_garbage_temp_storage) {
-  check_garbage_temp<std::int32_t>((std::int64_t{1} << 22) + 1, "int32");    // 513 tiles of 8192: 4104 bytes
-  check_garbage_temp<std::uint64_t>((std::int64_t{1} << 20) + 1, "uint64");  // 257 tiles of 4096: 4112 bytes
+  // The one-tile kernel, at both of its default shapes a value size has.
+  check_garbage_temp<std::int32_t>((std::int64_t{1} << 23) + 1, "int32");        // t256x16, 513 tiles: 4104 bytes
+  check_garbage_temp<std::int32_t>((std::int64_t{1} << 24) + 1, "int32_t128");   // t128x16, 2049 tiles
+  check_garbage_temp<std::uint64_t>((std::int64_t{1} << 21) + 1, "uint64");      // t256x16, 257 tiles: 4112 bytes
+  check_garbage_temp<std::uint64_t>((std::int64_t{1} << 22) + 1, "uint64_t256x8");  // t256x8, 1025 tiles
   // The pipelined kernel's sizes (sm_90; the one-tile kernel elsewhere).
   check_garbage_temp<std::uint64_t>((std::int64_t{1} << 23) + 3, "uint64_pipelined");
   check_garbage_temp<std::int32_t>((std::int64_t{1} << 25) + 3, "int32_pipelined");

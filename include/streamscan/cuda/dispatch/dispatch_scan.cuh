@@ -145,8 +145,8 @@ template <class A, class Kernel>
 status reset_tiles_for(const char* fn, unsigned char* bytes, std::int64_t tiles, cudaStream_t stream,
                        const device_facts& facts, Kernel kernel, bool& overlap) {
   overlap = false;
-  const std::size_t words = tile_status<A>::reset_bytes(tiles);  // whole 8-byte words (tile_status.cuh)
-  if (words > tuning::short_memset_bytes && words % 8 == 0) {
+  const std::size_t words = tile_status<A>::reset_bytes(tiles);  // whole 8-byte words, every layout
+  if (words > tuning::short_memset_bytes) {
     if (status s = dependent_launch_allowed(fn, facts, kernel, overlap); !s) return s;
     if (overlap) {
       using word_t = unsigned long long;
@@ -308,8 +308,8 @@ status launch_stream_scan(const char* fn, unsigned char* bytes, const A* in, A* 
 }
 
 // Single-pass strategies: temp storage is a tile counter and the tile status
-// words, both reset by one stream-ordered memset (by the launcher of the
-// shape that runs); then one kernel. The chained
+// words, both reset in stream order by the launcher of the shape that runs
+// (memsets, or the zeroing kernel: reset_tiles_for); then one kernel. The chained
 // scan runs [StreamScan]'s intra-block scans: StreamScan's 3D one
 // (agent_stream_scan, the default) or the 2D matrix scan (agent_scan); the
 // decoupled look-back runs the vectorised agent where the pointers allow.
