@@ -75,7 +75,7 @@ double run(const matrix& m, const int* offsets, const int* columns, const V* val
     cudaEventRecord(a);
     sd::merge_path_tiles_kernel<int><<<(tiles + 256) / 256, 256>>>(offsets, m.rows, nnz, tile, tiles, starts);
     sd::merge_path_spmv_kernel<Threads, Items, V, int, int>
-        <<<tiles, Threads>>>(offsets, columns, values, x, y, m.rows, V(1), V(0), starts, carries);
+        <<<tiles, Threads>>>(offsets, columns, values, x, y, m.rows, nnz, V(1), V(0), starts, carries);
     sd::merge_path_fixup_kernel<V><<<(tiles + 255) / 256, 256>>>(carries, tiles, m.rows, V(1), y);
     cudaEventRecord(b);
     check(cudaEventSynchronize(b));

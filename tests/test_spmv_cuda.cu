@@ -230,8 +230,8 @@ TEST(spmv_cuda_repeatable, float_bits_repeat) {
 
 // A plan that does not fit the matrix (prepared for another one, or temp
 // storage never prepared) is the caller's error and gives wrong sums, but the
-// split's kernels clamp what they read from it: nothing is written outside y
-// (a poisoned guard after it stays), and the call does not fault.
+// kernels clamp what they read from it: nothing is written outside y (a
+// poisoned guard after it stays), and the call does not fault.
 TEST(spmv_cuda_prepared, a_stale_plan_stays_inside_the_arrays) {
   namespace ss = streamscan;
   using namespace streamscan_test;
@@ -241,7 +241,7 @@ TEST(spmv_cuda_prepared, a_stale_plan_stays_inside_the_arrays) {
   const auto a = random_csr<float, std::int32_t, std::int32_t>(rng, 20000, 3000, 30);
   const auto x = random_vector<float>(rng, a.cols);
   constexpr std::int64_t guard = 64;
-  for (const auto strategy : {ss::spmv_strategy::nonzero_split}) {
+  for (const auto strategy : {ss::spmv_strategy::nonzero_split, ss::spmv_strategy::merge_path}) {
     device_buffer<std::int32_t> p_offsets(planned.offsets.size()), p_columns(planned.columns.size()),
         offsets(a.offsets.size()), columns(a.columns.size());
     device_buffer<float> p_values(planned.values.size()), values(a.values.size()), d_x(x.size()), y(a.rows + guard);

@@ -52,9 +52,8 @@
 // work, for any values, x, y, alpha and beta, as long as the row offsets,
 // the sizes and the options (but `prepared`) are those it was prepared
 // with; the library cannot check that. A stale plan, or temp storage never
-// prepared, gives wrong sums; nonzero_split's kernels clamp what they read
-// from it, so they still access nothing outside the arrays, but merge
-// path's do not (its plan must fit).
+// prepared, gives wrong sums; the kernels clamp what they read from it, so
+// they still access nothing outside the arrays.
 // Results are the same bits as unprepared calls'. The temp storage is the
 // same size; a prepared call uses the rest of it as scratch, so two
 // prepared calls on one plan must not run at the same time.

@@ -324,7 +324,7 @@ status dispatch_spmv(const char* fn, void* temp, std::size_t& temp_bytes, const 
     status s = opt.prepared ? status::ok() : launch_spmv_plan(fn, a, strategy, l, base, stream);
     if (s)
       s = launch(fn, "merge_path_spmv_kernel", merge_path_spmv_kernel<shape.threads, shape.items, V, O, I>, tiles,
-                 shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, y, a.rows, alpha, beta,
+                 shape.threads, stream, a.row_offsets, a.column_indices, a.values, x, y, a.rows, a.nnz, alpha, beta,
                  static_cast<const merge_coordinate*>(starts), carries);
     if (s)
       s = launch(fn, "merge_path_fixup_kernel", merge_path_fixup_kernel<V>, (tiles + 255) / 256, 256, stream,

@@ -94,6 +94,20 @@ __global__ void merge_path_tiles_kernel(const Offset* offsets, std::int64_t rows
   starts[t] = {row, diagonal - row};
 }
 
+// A tile's two ends as a plan gives them, made safe to use: a plan that does
+// not fit the matrix (prepared for another one: the caller's error,
+// spmv.hpp) then gives wrong sums, but the tile reads and writes nothing
+// outside the arrays or its shared memory. A fitting plan is left as it is.
+__device__ __forceinline__ void clamp_merge_tile(merge_coordinate& begin, merge_coordinate& end, std::int64_t rows,
+                                                 std::int64_t nnz, int tile_items) {
+  const auto clamp = [](std::int64_t v, std::int64_t lo, std::int64_t hi) { return v < lo ? lo : v > hi ? hi : v; };
+  begin.row = clamp(begin.row, 0, rows);
+  begin.nz = clamp(begin.nz, 0, nnz);
+  end.row = clamp(end.row, begin.row, begin.row + tile_items < rows ? begin.row + tile_items : rows);
+  const std::int64_t room = tile_items - (end.row - begin.row);
+  end.nz = clamp(end.nz, begin.nz, begin.nz + room < nnz ? begin.nz + room : nnz);
+}
+
 // A row's partial sum keyed by the row (tile-local): the block scan joins
 // runs of the same row.
 template <class V>
@@ -117,7 +131,7 @@ struct merge_carry {
 template <int Threads, int Items, class V, class Offset, class Index>
 __global__ void __launch_bounds__(Threads)
     merge_path_spmv_kernel(const Offset* offsets, const Index* columns, const V* values, const V* x, V* y,
-                           std::int64_t rows, V alpha, V beta, const merge_coordinate* starts,
+                           std::int64_t rows, std::int64_t nnz, V alpha, V beta, const merge_coordinate* starts,
                            merge_carry<V>* carries) {
   constexpr int tile_items = Threads * Items;
   using scan_t = block_scan<keyed_sum<V>, Threads, block_scan_algorithm::kogge_stone>;
@@ -131,7 +145,8 @@ __global__ void __launch_bounds__(Threads)
   __shared__ V row_sum[tile_items];
 
   const int tid = static_cast<int>(threadIdx.x);
-  const merge_coordinate begin = starts[blockIdx.x], end = starts[blockIdx.x + 1];
+  merge_coordinate begin = starts[blockIdx.x], end = starts[blockIdx.x + 1];
+  clamp_merge_tile(begin, end, rows, nnz, tile_items);
   const int tile_rows = static_cast<int>(end.row - begin.row);  // rows closed in this tile
   const int tile_nz = static_cast<int>(end.nz - begin.nz);
 
@@ -160,7 +175,7 @@ __global__ void __launch_bounds__(Threads)
       if (i <= tile_rows) {
         const std::int64_t r = begin.row + i;
         const std::int64_t e = r < rows ? static_cast<std::int64_t>(__ldg(offsets + r + 1)) - begin.nz : INT32_MAX;
-        smem.s.row_end[i] = e < INT32_MAX ? static_cast<int>(e) : INT32_MAX;
+        smem.s.row_end[i] = e < 0 ? 0 : e < INT32_MAX ? static_cast<int>(e) : INT32_MAX;  // below 0: a stale plan
       }
     }
 #pragma unroll
@@ -194,7 +209,9 @@ __global__ void __launch_bounds__(Threads)
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
     if (first + i >= last) break;
-    if (nz < smem.s.row_end[row]) {
+    // The open row (tile_rows) never closes here; a stale plan's row ends
+    // cannot take `row` past it.
+    if (row == tile_rows || nz < smem.s.row_end[row]) {
       sum += smem.s.product[nz];
       ++nz;
     } else {
