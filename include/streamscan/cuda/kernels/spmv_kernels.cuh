@@ -173,9 +173,12 @@ __global__ void __launch_bounds__(Threads)
     for (int j = 0; j <= Items; ++j) {
       const int i = tid + j * Threads;
       if (i <= tile_rows) {
+        // The open row (i == tile_rows) does not close in this tile: its end
+        // is a sentinel, so that not even a stale plan's row ends take a
+        // thread past it. Below 0: a stale plan.
         const std::int64_t r = begin.row + i;
-        const std::int64_t e = r < rows ? static_cast<std::int64_t>(__ldg(offsets + r + 1)) - begin.nz : INT32_MAX;
-        smem.s.row_end[i] = e < 0 ? 0 : e < INT32_MAX ? static_cast<int>(e) : INT32_MAX;  // below 0: a stale plan
+        const std::int64_t e = i < tile_rows ? static_cast<std::int64_t>(__ldg(offsets + r + 1)) - begin.nz : INT32_MAX;
+        smem.s.row_end[i] = e < 0 ? 0 : e < INT32_MAX ? static_cast<int>(e) : INT32_MAX;
       }
     }
 #pragma unroll
@@ -209,9 +212,7 @@ __global__ void __launch_bounds__(Threads)
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
     if (first + i >= last) break;
-    // The open row (tile_rows) never closes here; a stale plan's row ends
-    // cannot take `row` past it.
-    if (row == tile_rows || nz < smem.s.row_end[row]) {
+    if (nz < smem.s.row_end[row]) {
       sum += smem.s.product[nz];
       ++nz;
     } else {
