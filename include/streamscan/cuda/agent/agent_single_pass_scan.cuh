@@ -49,8 +49,17 @@ class agent_single_pass_scan {
   // total of its valid slots (the first tile of a backward scan is partial,
   // and its successors read its total).
   __device__ A scan_slices(std::int64_t base, int valid, A (&v)[vectors][width], meta_t (&meta)[vectors]) {
+    load_tile(base, valid, v, meta);
+    return scan_loaded(valid, v);
+  }
+
+  // The two halves of scan_slices: the loads of the tile at `base`, slots
+  // [0, valid), and the scan of what they loaded.
+  __device__ void load_tile(std::int64_t base, int valid, A (&v)[vectors][width], meta_t (&meta)[vectors]) const {
+    load(base, valid, v, meta, static_cast<int>(threadIdx.x % 32), static_cast<int>(threadIdx.x / 32));
+  }
+  __device__ A scan_loaded(int valid, A (&v)[vectors][width]) {
     const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
-    load(base, valid, v, meta, lane, warp);
     const A slice_total = warp_scan_slice(v, op_, lane);
     if (lane == 0) s_.warp_inclusive[warp].get() = slice_total;
     __syncthreads();

@@ -24,23 +24,28 @@ struct tile_slot {
   bool last;
 };
 
-// Thread 0 takes the next tile id; every thread learns it. Tiles are
-// TileItems scan positions; `lead` filler slots go before the first
-// (backward scans start there, so that full tiles stay aligned and the last
-// tile is full: tile_io.cuh); forward scans pass 0.
+// Where tile `tile` lies. Tiles are TileItems scan positions; `lead` filler
+// slots go before the first (backward scans start there, so that full tiles
+// stay aligned and the last tile is full: tile_io.cuh); forward scans pass 0.
 template <int TileItems>
-__device__ tile_slot next_tile(unsigned long long* counter, std::int64_t n, std::int64_t& shared_tile,
-                               std::int64_t lead = 0) {
-  if (threadIdx.x == 0) shared_tile = static_cast<std::int64_t>(atomicAdd(counter, 1ull));
-  __syncthreads();
+__device__ tile_slot tile_at(std::int64_t tile, std::int64_t n, std::int64_t lead = 0) {
   tile_slot t;
-  t.tile = shared_tile;
+  t.tile = tile;
   t.base = t.tile * TileItems - lead;
   t.lo = t.base < 0 ? static_cast<int>(-t.base) : 0;
   const std::int64_t left = n - t.base;
   t.valid = left < TileItems ? static_cast<int>(left) : TileItems;
   t.last = left <= TileItems;
   return t;
+}
+
+// Thread 0 takes the next tile id; every thread learns it (a barrier).
+template <int TileItems>
+__device__ tile_slot next_tile(unsigned long long* counter, std::int64_t n, std::int64_t& shared_tile,
+                               std::int64_t lead = 0) {
+  if (threadIdx.x == 0) shared_tile = static_cast<std::int64_t>(atomicAdd(counter, 1ull));
+  __syncthreads();
+  return tile_at<TileItems>(shared_tile, n, lead);
 }
 
 // The plain agent reads a tile that starts with filler slots as a partial

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "../../operators.hpp"
 #include "../agent/agent_scan.cuh"
@@ -50,26 +51,82 @@ __global__ void __launch_bounds__(Policy::threads)
   agent.finish_tile(out + t.base, t.valid, items, row_excl, prefix, mode);
 }
 
+// Blocks a multiprocessor must hold (__launch_bounds__' second argument):
+// Policy::min_blocks where the policy names it, else 1.
+template <class Policy, class = void>
+inline constexpr int policy_min_blocks = 1;
+template <class Policy>
+inline constexpr int policy_min_blocks<Policy, std::void_t<decltype(Policy::min_blocks)>> = Policy::min_blocks;
+// Windows of 32 predecessors the one-tile look-back reads a round trip:
+// Policy::one_tile_windows where the policy names it, else 1; and whether it
+// walks trees (exactly associative operators only): Policy::one_tile_trees.
+template <class Policy, class = void>
+inline constexpr int policy_one_tile_windows = 1;
+template <class Policy>
+inline constexpr int policy_one_tile_windows<Policy, std::void_t<decltype(Policy::one_tile_windows)>> =
+    Policy::one_tile_windows;
+template <class Policy, class = void>
+inline constexpr bool policy_one_tile_trees = false;
+template <class Policy>
+inline constexpr bool policy_one_tile_trees<Policy, std::void_t<decltype(Policy::one_tile_trees)>> =
+    Policy::one_tile_trees;
+// Experiments only (experiments/scan_shapes): tile = blockIdx.x instead of
+// the counter, which assumes blocks start in index order (no forward-progress
+// guarantee): Policy::tiles_by_block_index.
+template <class Policy, class = void>
+inline constexpr bool policy_tiles_by_block_index = false;
+template <class Policy>
+inline constexpr bool policy_tiles_by_block_index<Policy, std::void_t<decltype(Policy::tiles_by_block_index)>> =
+    Policy::tiles_by_block_index;
+
+template <class Policy, class = void>
+inline constexpr bool policy_persistent = false;
+template <class Policy>
+inline constexpr bool policy_persistent<Policy, std::void_t<decltype(Policy::persistent)>> = Policy::persistent;
+
 template <class Policy, look_back_kind LookBack, class IO, class Op>
-__global__ void __launch_bounds__(Policy::threads)
+__global__ void __launch_bounds__(Policy::threads, policy_min_blocks<Policy>)
     single_pass_vector_scan_kernel(IO io, std::int64_t n, std::int64_t lead,
                                    tile_status<typename IO::value_type> status,
                                    unsigned long long* tile_counter, maybe<typename IO::value_type> init,
                                    scan_mode mode, Op op) {
   using agent_t = agent_single_pass_scan<Policy, IO, Op>;
   using A = typename IO::value_type;
-  using prefix_op_t = tile_prefix_op<A, Op, LookBack, false, 1, Policy::look_back_sleep_ns>;  // grouped walk
+  using prefix_op_t = tile_prefix_op<A, Op, LookBack, policy_one_tile_trees<Policy>, policy_one_tile_windows<Policy>,
+                                     Policy::look_back_sleep_ns>;  // the grouped walk by default
   __shared__ typename agent_t::temp_storage storage;
   __shared__ std::int64_t shared_tile;
   __shared__ typename prefix_op_t::temp_storage prefix_storage;
   // Launched overlapped after the kernel that zeroes the tile counter and
   // status words (launch_vector_scan): nothing of them is read before here.
-  grid_dependency_wait();
-  const tile_slot t = without_lead(next_tile<agent_t::tile_items>(tile_counter, n, shared_tile, lead));
   agent_t agent(storage, io, op);
   A values[agent_t::vectors][agent_t::width];
   typename IO::vector_meta meta[agent_t::vectors];
-  const A tile_total = agent.scan_slices(t.base, t.valid, values, meta);
+  grid_dependency_wait();
+  if constexpr (policy_persistent<Policy>) {
+    // Tile after tile, each block taking its next tile id while it scans the
+    // current one, so that no id's round trip delays a tile's loads.
+    const std::int64_t tiles = (n + lead + agent_t::tile_items - 1) / agent_t::tile_items;
+    tile_slot t = without_lead(next_tile<agent_t::tile_items>(tile_counter, n, shared_tile, lead));
+    while (t.tile < tiles) {
+      agent.load_tile(t.base, t.valid, values, meta);
+      unsigned long long upcoming = 0;
+      if (threadIdx.x == 0) upcoming = atomicAdd(tile_counter, 1ull);
+      const A tile_total = agent.scan_loaded(t.valid, values);
+      const maybe<A> prefix = prefix_op_t{status, init, op}(t, tile_total, prefix_storage);
+      agent.finish(t.base, t.valid, values, meta, prefix, mode);
+      __syncthreads();  // this tile's shared storage is read no more
+      if (threadIdx.x == 0) shared_tile = static_cast<std::int64_t>(upcoming);
+      __syncthreads();
+      t = without_lead(tile_at<agent_t::tile_items>(shared_tile, n, lead));
+    }
+    return;
+  }
+  const tile_slot t = without_lead(policy_tiles_by_block_index<Policy>
+                                       ? tile_at<agent_t::tile_items>(blockIdx.x, n, lead)
+                                       : next_tile<agent_t::tile_items>(tile_counter, n, shared_tile, lead));
+  agent.load_tile(t.base, t.valid, values, meta);
+  const A tile_total = agent.scan_loaded(t.valid, values);
   const maybe<A> prefix = prefix_op_t{status, init, op}(t, tile_total, prefix_storage);
   agent.finish(t.base, t.valid, values, meta, prefix, mode);
 }

@@ -1,0 +1,275 @@
+// scan_shapes: the vectorised one-tile look-back kernel at shapes the
+// library does not list (tuning/scan.hpp's decoupled_shapes), against CUB's
+// InclusiveSum, at the middle sizes where CUB is close: 8-byte values at
+// 2^21-2^23, 4-byte ones at 2^23-2^25. A shape is threads x 16-byte loads a
+// thread, optionally with blocks a multiprocessor must hold (__launch_bounds__'
+// second argument, `/b`) and a look-back backoff cap (`~ns`). Each shape runs
+// as the library runs its own (the same reset, the same overlapped launch).
+// Inputs and outputs rotate over >= 512 MiB; every output is checked against
+// CUB's; median us of 100 and CUB's time / the shape's, in two rounds.
+// First the host time of a call (host_overhead).
+//   build/experiments/scan_shapes [rounds]   (default 2; 0: the host times only)
+#include <cub/device/device_scan.cuh>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <streamscan/cuda/device/device_scan.cuh>
+
+#include "../tools/cuda_timing.cuh"
+
+namespace {
+
+namespace sd = streamscan::cuda::detail;
+namespace st = streamscan::tuning;
+const auto check = streamscan_tool::cuda_check;
+
+void ok(const streamscan::status& s) {
+  if (!s) {
+    std::fprintf(stderr, "%s\n", s.message().c_str());
+    std::exit(1);
+  }
+}
+
+template <class T, int Threads, int Vectors, int MinBlocks = 1, unsigned SleepNs = st::look_back_tuning::look_back_sleep_ns,
+          int Windows = 1, bool Trees = false, bool ByIndex = false, bool Persistent = false>
+struct policy : st::look_back_tuning {
+  static constexpr int threads = Threads;
+  static constexpr int vectors = Vectors;
+  static constexpr int min_blocks = MinBlocks;
+  static constexpr unsigned look_back_sleep_ns = SleepNs;
+  static constexpr int one_tile_windows = Windows;
+  static constexpr bool one_tile_trees = Trees;
+  static constexpr bool tiles_by_block_index = ByIndex;
+  static constexpr bool persistent = Persistent;
+  static constexpr int vector_width = static_cast<int>(16 / sizeof(T));
+  static constexpr int tile_items = Threads * Vectors * vector_width;
+  static std::string name() {
+    std::string s = "t" + std::to_string(Threads) + "x" + std::to_string(Vectors);
+    if (MinBlocks > 1) s += "/" + std::to_string(MinBlocks);
+    if (SleepNs != st::look_back_tuning::look_back_sleep_ns) s += "~" + std::to_string(SleepNs);
+    if (Windows != 1) s += "w" + std::to_string(Windows);
+    if (Trees) s += "T";
+    if (ByIndex) s += "I";
+    if (Persistent) s += "P";
+    return s;
+  }
+};
+
+template <class T>
+__global__ void fill(T* p, std::int64_t n, unsigned salt) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    p[i] = static_cast<T>(static_cast<int>((static_cast<unsigned>(i) * 2654435761u ^ salt) % 201) - 100);
+}
+
+// What launch_vector_scan does, at policy P.
+template <class P, class T>
+void scan_at(unsigned char* temp, const T* in, T* out, std::int64_t n, const sd::device_facts& facts) {
+  const std::int64_t tiles = (n + P::tile_items - 1) / P::tile_items;
+  using io_t = sd::vector_tile_io<T, P::vector_width, false, const T*>;
+  const auto kernel = sd::single_pass_vector_scan_kernel<P, sd::look_back_kind::decoupled, io_t, streamscan::plus>;
+  std::int64_t grid = tiles;
+  if constexpr (P::persistent) {  // as many blocks as fit at once
+    static int per_sm = 0;
+    if (per_sm == 0) check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, P::threads, 0), "occupancy");
+    grid = std::min<std::int64_t>(tiles, std::int64_t{per_sm} * facts.sm_count);
+  }
+  bool overlap = false;
+  ok(sd::reset_tiles_for<T>("scan_shapes", temp, tiles, nullptr, facts, kernel, overlap));
+  ok(sd::launch_overlapped("scan_shapes", "single_pass_vector_scan_kernel", overlap, kernel, grid, P::threads,
+                           nullptr, io_t{in, out, n}, n, std::int64_t{0},
+                           sd::tile_status<T>(temp + sd::tile_counter_bytes, tiles),
+                           reinterpret_cast<unsigned long long*>(temp), sd::maybe<T>{T{}, false},
+                           sd::scan_mode::inclusive, streamscan::plus{}));
+}
+
+template <class T, class... P>
+void run_size(const char* type, int log_n, int rounds) {
+  const std::int64_t n = std::int64_t{1} << log_n;
+  const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
+  const int sets = static_cast<int>(std::max<std::size_t>(2, (std::size_t{512} << 20) / (2 * bytes)));
+  std::vector<T*> in(sets), out(sets);
+  for (int s = 0; s < sets; ++s) {
+    check(cudaMalloc(&in[s], bytes), "cudaMalloc");
+    check(cudaMalloc(&out[s], bytes), "cudaMalloc");
+    fill<<<264, 256>>>(in[s], n, 17u * s + 1);
+  }
+  T* expect = nullptr;
+  check(cudaMalloc(&expect, bytes), "cudaMalloc");
+  sd::device_facts facts;
+  ok(sd::current_device_facts("scan_shapes", facts));
+
+  std::size_t cub_bytes = 0, our_bytes = 0;
+  check(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in[0], out[0], n), "cub sizing");
+  ok(streamscan::cuda::inclusive_scan(nullptr, our_bytes, in[0], out[0], n, streamscan::plus{}));
+  // Room for the smallest tile here (1024 values) as well as the library's.
+  our_bytes = std::max(our_bytes, sd::tile_counter_bytes + sd::tile_status<T>::bytes(n / 1024 + 1));
+  void* cub_temp = nullptr;
+  unsigned char* temp = nullptr;
+  check(cudaMalloc(&cub_temp, cub_bytes), "cudaMalloc");
+  check(cudaMalloc(&temp, our_bytes), "cudaMalloc");
+  check(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in[0], expect, n), "cub");
+
+  const auto same = [&](const std::string& what) {
+    check(cudaDeviceSynchronize(), what.c_str());
+    std::vector<T> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n));
+    check(cudaMemcpy(a.data(), out[0], bytes, cudaMemcpyDeviceToHost), "copy");
+    check(cudaMemcpy(b.data(), expect, bytes, cudaMemcpyDeviceToHost), "copy");
+    if (std::memcmp(a.data(), b.data(), bytes) != 0) {
+      std::fprintf(stderr, "%s 2^%d %s: output differs from CUB's\n", type, log_n, what.c_str());
+      std::exit(1);
+    }
+    check(cudaMemset(out[0], 0xff, bytes), "poison");
+  };
+  // Garbage in the temp storage first: the reset must clear what the kernel reads.
+  check(cudaMemset(temp, 0xa5, our_bytes), "garbage");
+  ok(streamscan::cuda::inclusive_scan(temp, our_bytes, in[0], out[0], n, streamscan::plus{}));
+  same("library");
+  (
+      [&] {
+        check(cudaMemset(temp, 0xa5, our_bytes), "garbage");
+        scan_at<P>(temp, in[0], out[0], n, facts);
+        same(P::name());
+      }(),
+      ...);
+
+  constexpr int repeats = 100;
+  using streamscan_tool::median_ms;
+  for (int round = 0; round < rounds; ++round) {
+    const double t_copy = median_ms(repeats, [&](int r) {
+      check(cudaMemcpyAsync(out[r % sets], in[r % sets], bytes, cudaMemcpyDeviceToDevice), "memcpy");
+    }).median_ms;
+    const double t_cub = median_ms(repeats, [&](int r) {
+      check(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in[r % sets], out[r % sets], n), "cub");
+    }).median_ms;
+    const double t_lib = median_ms(repeats, [&](int r) {
+      ok(streamscan::cuda::inclusive_scan(temp, our_bytes, in[r % sets], out[r % sets], n, streamscan::plus{}));
+    }).median_ms;
+    std::printf("%-6s 2^%-2d round %d | memcpy %6.2f us | cub %6.2f | library %6.2f (%.3fx)", type, log_n, round,
+                1e3 * t_copy, 1e3 * t_cub, 1e3 * t_lib, t_cub / t_lib);
+    (
+        [&] {
+          const double t = median_ms(repeats, [&](int r) {
+            scan_at<P>(temp, in[r % sets], out[r % sets], n, facts);
+          }).median_ms;
+          std::printf(" | %s %6.2f (%.3fx)", P::name().c_str(), 1e3 * t, t_cub / t);
+        }(),
+        ...);
+    std::printf("\n");
+    std::fflush(stdout);
+  }
+  for (int s = 0; s < sets; ++s) {
+    cudaFree(in[s]);
+    cudaFree(out[s]);
+  }
+  cudaFree(expect);
+  cudaFree(cub_temp);
+  cudaFree(temp);
+}
+
+template <class T, class... P>
+void run_sizes(const char* type, std::initializer_list<int> sizes, int rounds) {
+  for (int log_n : sizes) run_size<T, P...>(type, log_n, rounds);
+}
+
+// 8-byte values: CUB's tile is 224 x 12 values (2688). wN: N windows of 32
+// predecessors a round trip; I: tile ids by block index, not the counter (a
+// bound, not a safe kernel); P: persistent blocks, each taking its next tile
+// id while it scans the current tile.
+template <class T, int Threads, int Vectors, int Windows = 1>
+using variants = std::tuple<policy<T, Threads, Vectors, 1, st::look_back_tuning::look_back_sleep_ns, Windows>,
+                            policy<T, Threads, Vectors, 1, st::look_back_tuning::look_back_sleep_ns, Windows, false, true>,
+                            policy<T, Threads, Vectors, 1, st::look_back_tuning::look_back_sleep_ns, Windows, false, false, true>>;
+
+template <class T, class... Tuples>
+void run_variants(const char* type, std::initializer_list<int> sizes, int rounds) {
+  using all = decltype(std::tuple_cat(std::declval<Tuples>()...));
+  [&]<class... P>(std::tuple<P...>*) { run_sizes<T, P...>(type, sizes, rounds); }(static_cast<all*>(nullptr));
+}
+
+template <class T>
+void eight_byte(const char* type, int rounds) {
+  run_variants<T, variants<T, 256, 8>, variants<T, 256, 8, 2>, variants<T, 256, 16, 4>, variants<T, 128, 12, 4>>(
+      type, {21, 22, 23}, rounds);
+}
+
+// 4-byte values: CUB's tile is 128 x 24 values (3072).
+template <class T>
+void four_byte(const char* type, int rounds) {
+  run_variants<T, variants<T, 128, 16>, variants<T, 128, 16, 4>, variants<T, 256, 16>, variants<T, 256, 16, 4>>(
+      type, {22, 23, 24, 25}, rounds);
+}
+
+// Host time a call spends before its kernels are queued, which an
+// event-timed call of a few tens of microseconds includes: the library's
+// call, its parts, the bare launch path and CUB's call (uint64 2^22, no
+// synchronisation inside a batch).
+void host_overhead() {
+  using T = std::uint64_t;
+  const std::int64_t n = std::int64_t{1} << 22;
+  T *in = nullptr, *out = nullptr;
+  check(cudaMalloc(&in, n * sizeof(T)), "cudaMalloc");
+  check(cudaMalloc(&out, n * sizeof(T)), "cudaMalloc");
+  fill<<<264, 256>>>(in, n, 1u);
+  std::size_t cub_bytes = 0, our_bytes = 0;
+  check(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in, out, n), "cub sizing");
+  ok(streamscan::cuda::inclusive_scan(nullptr, our_bytes, in, out, n, streamscan::plus{}));
+  void* cub_temp = nullptr;
+  unsigned char* temp = nullptr;
+  check(cudaMalloc(&cub_temp, cub_bytes), "cudaMalloc");
+  check(cudaMalloc(&temp, our_bytes), "cudaMalloc");
+  sd::device_facts facts;
+  ok(sd::current_device_facts("scan_shapes", facts));
+  std::printf("host: pageable_access %d, sm_count %d\n", int(facts.pageable_access), facts.sm_count);
+  const auto per_call_us = [&](const char* what, int calls, auto f) {
+    for (int round = 0; round < 3; ++round) {
+      check(cudaDeviceSynchronize(), "sync");
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < calls; ++i) f();
+      const auto t1 = std::chrono::steady_clock::now();
+      check(cudaDeviceSynchronize(), what);
+      std::printf("%s%s %.3f", round ? "," : "host us a call: ", round ? "" : what,
+                  std::chrono::duration<double, std::micro>(t1 - t0).count() / calls);
+    }
+    std::printf("\n");
+  };
+  per_call_us("library", 100, [&] { ok(streamscan::cuda::inclusive_scan(temp, our_bytes, in, out, n, streamscan::plus{})); });
+  per_call_us("launch path (reset, kernel)", 100, [&] { scan_at<policy<T, 256, 8>>(temp, in, out, n, facts); });
+  per_call_us("cub", 100, [&] { check(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in, out, n), "cub"); });
+  per_call_us("current_device_facts", 1000, [&] { ok(sd::current_device_facts("x", facts)); });
+  per_call_us("cudaPointerGetAttributes", 1000, [&] {
+    cudaPointerAttributes a{};
+    check(cudaPointerGetAttributes(&a, in), "attributes");
+  });
+  per_call_us("choose_policy", 1000, [&] {
+    sd::chosen_policy c;
+    ok(sd::choose_policy("x", "options.policy", st::algorithm::decoupled_lookback, sizeof(T), "plus", n, nullptr,
+                         facts.device, c));
+  });
+  per_call_us("cudaGetLastError", 1000, [&] { (void)cudaGetLastError(); });
+  cudaFree(in);
+  cudaFree(out);
+  cudaFree(cub_temp);
+  cudaFree(temp);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int rounds = argc > 1 ? std::atoi(argv[1]) : 2;
+  host_overhead();
+  if (rounds == 0) return 0;
+  std::printf("scan_shapes: inclusive sums, one-tile kernel shapes; (x) = CUB's time / the shape's\n");
+  eight_byte<std::uint64_t>("uint64", rounds);
+  eight_byte<double>("double", rounds);
+  four_byte<float>("float", rounds);
+  return 0;
+}
