@@ -1,13 +1,18 @@
-// scan_shapes: the vectorised one-tile look-back kernel at shapes the
-// library does not list (tuning/scan.hpp's decoupled_shapes), against CUB's
-// InclusiveSum, at the middle sizes where CUB is close: 8-byte values at
-// 2^21-2^23, 4-byte ones at 2^23-2^25. A shape is threads x 16-byte loads a
-// thread, optionally with blocks a multiprocessor must hold (__launch_bounds__'
-// second argument, `/b`) and a look-back backoff cap (`~ns`). Each shape runs
+// scan_shapes: the vectorised one-tile look-back kernel at other settings
+// than the library's, against CUB's InclusiveSum, at the middle sizes where
+// CUB is close (8-byte values 2^20-2^23, 4-byte ones 2^20-2^24). A policy
+// names its shape (threads x 16-byte loads a thread) and what differs from
+// the library's kernel: /b blocks a multiprocessor must hold
+// (__launch_bounds__' second argument), ~ns the look-back's backoff cap, wN
+// N windows of 32 predecessors read a round trip (the library's one-tile
+// kernel reads 1), T the tree walk (exact operators only), I tile ids by
+// block index instead of the counter (CUB's way: it assumes blocks start in
+// index order, so it is a bound, not a kernel the library can run). Each runs
 // as the library runs its own (the same reset, the same overlapped launch).
 // Inputs and outputs rotate over >= 512 MiB; every output is checked against
-// CUB's; median us of 100 and CUB's time / the shape's, in two rounds.
-// First the host time of a call (host_overhead).
+// CUB's; median us of 100 and CUB's time / the policy's, in `rounds` rounds.
+// First the host time of a call (host_overhead). The shapes, walks and
+// launch orders measured so far, and what they gave, are in docs/history.md.
 //   build/experiments/scan_shapes [rounds]   (default 2; 0: the host times only)
 #include <cub/device/device_scan.cuh>
 
@@ -39,7 +44,7 @@ void ok(const streamscan::status& s) {
 }
 
 template <class T, int Threads, int Vectors, int MinBlocks = 1, unsigned SleepNs = st::look_back_tuning::look_back_sleep_ns,
-          int Windows = 1, bool Trees = false, bool ByIndex = false, bool Persistent = false>
+          int Windows = 1, bool Trees = false, bool ByIndex = false, bool Prefetch = false>
 struct policy : st::look_back_tuning {
   static constexpr int threads = Threads;
   static constexpr int vectors = Vectors;
@@ -48,7 +53,7 @@ struct policy : st::look_back_tuning {
   static constexpr int one_tile_windows = Windows;
   static constexpr bool one_tile_trees = Trees;
   static constexpr bool tiles_by_block_index = ByIndex;
-  static constexpr bool persistent = Persistent;
+  static constexpr bool prefetch_own_tile = Prefetch;
   static constexpr int vector_width = static_cast<int>(16 / sizeof(T));
   static constexpr int tile_items = Threads * Vectors * vector_width;
   static std::string name() {
@@ -58,7 +63,7 @@ struct policy : st::look_back_tuning {
     if (Windows != 1) s += "w" + std::to_string(Windows);
     if (Trees) s += "T";
     if (ByIndex) s += "I";
-    if (Persistent) s += "P";
+    if (Prefetch) s += "L";
     return s;
   }
 };
@@ -76,15 +81,9 @@ void scan_at(unsigned char* temp, const T* in, T* out, std::int64_t n, const sd:
   const std::int64_t tiles = (n + P::tile_items - 1) / P::tile_items;
   using io_t = sd::vector_tile_io<T, P::vector_width, false, const T*>;
   const auto kernel = sd::single_pass_vector_scan_kernel<P, sd::look_back_kind::decoupled, io_t, streamscan::plus>;
-  std::int64_t grid = tiles;
-  if constexpr (P::persistent) {  // as many blocks as fit at once
-    static int per_sm = 0;
-    if (per_sm == 0) check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, P::threads, 0), "occupancy");
-    grid = std::min<std::int64_t>(tiles, std::int64_t{per_sm} * facts.sm_count);
-  }
   bool overlap = false;
   ok(sd::reset_tiles_for<T>("scan_shapes", temp, tiles, nullptr, facts, kernel, overlap));
-  ok(sd::launch_overlapped("scan_shapes", "single_pass_vector_scan_kernel", overlap, kernel, grid, P::threads,
+  ok(sd::launch_overlapped("scan_shapes", "single_pass_vector_scan_kernel", overlap, kernel, tiles, P::threads,
                            nullptr, io_t{in, out, n}, n, std::int64_t{0},
                            sd::tile_status<T>(temp + sd::tile_counter_bytes, tiles),
                            reinterpret_cast<unsigned long long*>(temp), sd::maybe<T>{T{}, false},
@@ -180,32 +179,47 @@ void run_sizes(const char* type, std::initializer_list<int> sizes, int rounds) {
   for (int log_n : sizes) run_size<T, P...>(type, log_n, rounds);
 }
 
-// 8-byte values: CUB's tile is 224 x 12 values (2688). wN: N windows of 32
-// predecessors a round trip; I: tile ids by block index, not the counter (a
-// bound, not a safe kernel); P: persistent blocks, each taking its next tile
-// id while it scans the current tile.
-template <class T, int Threads, int Vectors, int Windows = 1>
-using variants = std::tuple<policy<T, Threads, Vectors, 1, st::look_back_tuning::look_back_sleep_ns, Windows>,
-                            policy<T, Threads, Vectors, 1, st::look_back_tuning::look_back_sleep_ns, Windows, false, true>,
-                            policy<T, Threads, Vectors, 1, st::look_back_tuning::look_back_sleep_ns, Windows, false, false, true>>;
+// wN: N windows of 32 predecessors a round trip; L: the block's own index's
+// tile asked for in L2 before the tile id; I: tile ids by block index, not
+// the counter (a bound, not a safe kernel).
+template <class T, int Threads, int Vectors>
+using variants = std::tuple<
+    policy<T, Threads, Vectors>, policy<T, Threads, Vectors, 1, st::look_back_tuning::look_back_sleep_ns, 2>,
+    policy<T, Threads, Vectors, 1, st::look_back_tuning::look_back_sleep_ns, 1, false, false, true>,
+    policy<T, Threads, Vectors, 1, st::look_back_tuning::look_back_sleep_ns, 2, false, false, true>,
+    policy<T, Threads, Vectors, 1, st::look_back_tuning::look_back_sleep_ns, 1, false, true>>;
 
+template <class T, class... P>
+void run_tuple(std::tuple<P...>*, const char* type, std::initializer_list<int> sizes, int rounds) {
+  run_sizes<T, P...>(type, sizes, rounds);
+}
 template <class T, class... Tuples>
 void run_variants(const char* type, std::initializer_list<int> sizes, int rounds) {
   using all = decltype(std::tuple_cat(std::declval<Tuples>()...));
-  [&]<class... P>(std::tuple<P...>*) { run_sizes<T, P...>(type, sizes, rounds); }(static_cast<all*>(nullptr));
+  run_tuple<T>(static_cast<all*>(nullptr), type, sizes, rounds);
 }
 
+// 8-byte values: CUB's tile is 224 x 12 values (2688); the library's
+// defaults t256x16 to 2^22, then t256x8 (the pipelined kernel from 2^23).
 template <class T>
 void eight_byte(const char* type, int rounds) {
-  run_variants<T, variants<T, 256, 8>, variants<T, 256, 8, 2>, variants<T, 256, 16, 4>, variants<T, 128, 12, 4>>(
-      type, {21, 22, 23}, rounds);
+  constexpr unsigned s = st::look_back_tuning::look_back_sleep_ns;
+  run_variants<T, variants<T, 256, 8>,
+               std::tuple<policy<T, 256, 8, 3, s, 2, false, false, true>, policy<T, 256, 8, 3, s, 1, false, false, true>>,
+               variants<T, 256, 16>>(type, {20, 21, 22, 23}, rounds);
 }
 
-// 4-byte values: CUB's tile is 128 x 24 values (3072).
+// 4-byte values: CUB's tile is 128 x 24 values (3072); the library's
+// defaults t128x16, t256x16 at [2^22, 2^24).
 template <class T>
 void four_byte(const char* type, int rounds) {
-  run_variants<T, variants<T, 128, 16>, variants<T, 128, 16, 4>, variants<T, 256, 16>, variants<T, 256, 16, 4>>(
-      type, {22, 23, 24, 25}, rounds);
+  run_variants<T, variants<T, 128, 16>, variants<T, 256, 16>>(type, {20, 21, 22, 23, 24}, rounds);
+}
+
+// 16-byte values: the library's default t256x16.
+template <class T>
+void sixteen_byte(const char* type, int rounds) {
+  run_variants<T, variants<T, 256, 16>>(type, {20, 22, 24}, rounds);
 }
 
 // Host time a call spends before its kernels are queued, which an
@@ -271,5 +285,6 @@ int main(int argc, char** argv) {
   eight_byte<std::uint64_t>("uint64", rounds);
   eight_byte<double>("double", rounds);
   four_byte<float>("float", rounds);
+  sixteen_byte<__int128>("int128", rounds);
   return 0;
 }

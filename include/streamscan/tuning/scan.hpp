@@ -13,8 +13,10 @@ namespace streamscan::tuning {
 // ---- decoupled_lookback: the vectorised kernel (raw pointers of 4-, 8- or
 // 16-byte values): threads x 16-byte loads in flight per thread; the
 // pipelined kernel (sm_90+): scan threads x rows, stages tiles in shared
-// memory, two reduce and two look-back warps.
-inline constexpr shape decoupled_shapes[] = {tile(128, 16), tile(128, 8),  tile(256, 8),
+// memory, two reduce and two look-back warps. t256x8 holds 3 blocks a
+// multiprocessor: its look-back's second window would otherwise take double
+// sums' registers down to 2 (docs/performance.md).
+inline constexpr shape decoupled_shapes[] = {tile(128, 16), tile(128, 8),  tile(256, 8, 3),
                                              tile(256, 12), tile(256, 16), pipeline(256, 8, 6)};
 inline constexpr int decoupled_shape_count = sizeof(decoupled_shapes) / sizeof(decoupled_shapes[0]);
 inline constexpr int pipelined_decoupled_shape = 5;
@@ -155,6 +157,16 @@ struct vector_scan_policy_for : look_back_tuning {
   static constexpr int scan_warps = threads / 32;
   static constexpr int rows = vectors;
   static constexpr int reduce_warps = decoupled_shapes[Shape].reduce_warps;
+  // The one-tile kernel (docs/performance.md has the measurements): its
+  // look-back reads two windows of 32 predecessors a round trip for values
+  // of up to 8 bytes (16-byte values would lose blocks a multiprocessor to
+  // the registers); on tiles of up to 32 KB each block first asks for the
+  // tile of its own index in L2, which its tile id is likely to name (the
+  // 64 KB tiles ran slower with it); and it holds the shape's blocks a
+  // multiprocessor.
+  static constexpr int one_tile_windows = sizeof(A) <= 8 ? 2 : 1;
+  static constexpr bool prefetch_own_tile = std::int64_t{threads} * vectors * 16 <= 32 * 1024;
+  static constexpr int min_blocks = tunable ? decoupled_shapes[Shape].min_blocks : 1;
 };
 
 // StreamScan's 3D scan at chained_shapes[Shape] (a stream shape) for values of A.

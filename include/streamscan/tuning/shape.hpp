@@ -49,9 +49,14 @@ struct shape {
   int cluster = 0;          // stream: blocks per thread-block cluster (one chain link each); 0: none
   block_scan_algorithm algorithm = block_scan_algorithm::kogge_stone;  // matrix
   int partitions_per_sm = 0;  // partitions
+  int min_blocks = 1;  // tile: blocks a multiprocessor must hold (__launch_bounds__); not in the name
 };
 
-constexpr shape tile(int threads, int vectors) { return {shape_kind::tile, threads, vectors}; }
+constexpr shape tile(int threads, int vectors, int min_blocks = 1) {
+  shape s{shape_kind::tile, threads, vectors};
+  s.min_blocks = min_blocks;
+  return s;
+}
 constexpr shape segmented_tile(int threads, int vectors) { return {shape_kind::segmented_tile, threads, vectors}; }
 constexpr shape pipeline(int threads, int vectors, int stages, int reduce_warps = 2) {
   return {shape_kind::pipeline, threads, vectors, stages, reduce_warps};

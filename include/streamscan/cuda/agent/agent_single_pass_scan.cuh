@@ -58,6 +58,10 @@ class agent_single_pass_scan {
   __device__ void load_tile(std::int64_t base, int valid, A (&v)[vectors][width], meta_t (&meta)[vectors]) const {
     load(base, valid, v, meta, static_cast<int>(threadIdx.x % 32), static_cast<int>(threadIdx.x / 32));
   }
+  // A hint: each warp's slice of the full tile at `base` into L2.
+  __device__ void prefetch_tile(std::int64_t base) const {
+    if (threadIdx.x % 32 == 0) io_.prefetch(base, static_cast<int>(threadIdx.x / 32) * warp_items, warp_items);
+  }
   __device__ A scan_loaded(int valid, A (&v)[vectors][width]) {
     const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
     const A slice_total = warp_scan_slice(v, op_, lane);

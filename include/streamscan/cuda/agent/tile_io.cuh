@@ -14,7 +14,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
+#include "../util/bulk_copy.cuh"
 #include "vector_input.cuh"
 
 namespace streamscan::cuda::detail {
@@ -66,6 +68,14 @@ struct vector_tile_io {
   }
   __device__ void store_one(std::int64_t base, int s, const A& v, const vector_meta&, int) const {
     out[element(base + s)] = v;
+  }
+  // Brings positions [base + s0, + count) (whole 16-byte loads) into L2 ahead
+  // of their loads, where the input is a raw pointer of A; else nothing.
+  __device__ void prefetch(std::int64_t base, int s0, int count) const {
+    if constexpr (std::is_same_v<In, const A*>) {
+      const A* lowest = in + (Backward ? n - (base + s0 + count) : base + s0);
+      prefetch_to_l2(lowest, static_cast<unsigned>(count * sizeof(A)));
+    }
   }
 };
 

@@ -58,8 +58,9 @@ inline constexpr int policy_min_blocks = 1;
 template <class Policy>
 inline constexpr int policy_min_blocks<Policy, std::void_t<decltype(Policy::min_blocks)>> = Policy::min_blocks;
 // Windows of 32 predecessors the one-tile look-back reads a round trip:
-// Policy::one_tile_windows where the policy names it, else 1; and whether it
-// walks trees (exactly associative operators only): Policy::one_tile_trees.
+// Policy::one_tile_windows where the policy names it (the scans' shapes do,
+// tuning/scan.hpp), else 1; and whether it walks trees (exactly associative
+// operators only; experiments): Policy::one_tile_trees, else not.
 template <class Policy, class = void>
 inline constexpr int policy_one_tile_windows = 1;
 template <class Policy>
@@ -79,10 +80,13 @@ template <class Policy>
 inline constexpr bool policy_tiles_by_block_index<Policy, std::void_t<decltype(Policy::tiles_by_block_index)>> =
     Policy::tiles_by_block_index;
 
+// Whether a block asks for the tile of its own index in L2 before it takes
+// its tile id: Policy::prefetch_own_tile, else not.
 template <class Policy, class = void>
-inline constexpr bool policy_persistent = false;
+inline constexpr bool policy_prefetch_own_tile = false;
 template <class Policy>
-inline constexpr bool policy_persistent<Policy, std::void_t<decltype(Policy::persistent)>> = Policy::persistent;
+inline constexpr bool policy_prefetch_own_tile<Policy, std::void_t<decltype(Policy::prefetch_own_tile)>> =
+    Policy::prefetch_own_tile;
 
 template <class Policy, look_back_kind LookBack, class IO, class Op>
 __global__ void __launch_bounds__(Policy::threads, policy_min_blocks<Policy>)
@@ -102,26 +106,15 @@ __global__ void __launch_bounds__(Policy::threads, policy_min_blocks<Policy>)
   agent_t agent(storage, io, op);
   A values[agent_t::vectors][agent_t::width];
   typename IO::vector_meta meta[agent_t::vectors];
-  grid_dependency_wait();
-  if constexpr (policy_persistent<Policy>) {
-    // Tile after tile, each block taking its next tile id while it scans the
-    // current one, so that no id's round trip delays a tile's loads.
-    const std::int64_t tiles = (n + lead + agent_t::tile_items - 1) / agent_t::tile_items;
-    tile_slot t = without_lead(next_tile<agent_t::tile_items>(tile_counter, n, shared_tile, lead));
-    while (t.tile < tiles) {
-      agent.load_tile(t.base, t.valid, values, meta);
-      unsigned long long upcoming = 0;
-      if (threadIdx.x == 0) upcoming = atomicAdd(tile_counter, 1ull);
-      const A tile_total = agent.scan_loaded(t.valid, values);
-      const maybe<A> prefix = prefix_op_t{status, init, op}(t, tile_total, prefix_storage);
-      agent.finish(t.base, t.valid, values, meta, prefix, mode);
-      __syncthreads();  // this tile's shared storage is read no more
-      if (threadIdx.x == 0) shared_tile = static_cast<std::int64_t>(upcoming);
-      __syncthreads();
-      t = without_lead(tile_at<agent_t::tile_items>(shared_tile, n, lead));
-    }
-    return;
+  if constexpr (policy_prefetch_own_tile<Policy>) {
+    // Blocks start about in index order and take ids in the order they start,
+    // so a block's tile is its own index's or a neighbour's: the hint has the
+    // tile on its way while the id is. The input is complete before the reset
+    // kernel starts, so it may come before the wait.
+    const tile_slot guess = tile_at<agent_t::tile_items>(blockIdx.x, n, lead);
+    if (guess.lo == 0 && guess.valid == agent_t::tile_items) agent.prefetch_tile(guess.base);
   }
+  grid_dependency_wait();
   const tile_slot t = without_lead(policy_tiles_by_block_index<Policy>
                                        ? tile_at<agent_t::tile_items>(blockIdx.x, n, lead)
                                        : next_tile<agent_t::tile_items>(tile_counter, n, shared_tile, lead));

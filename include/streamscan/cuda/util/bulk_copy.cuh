@@ -99,4 +99,13 @@ __device__ __forceinline__ void bulk_copy_to_shared(void* dst, const void* src, 
 #endif
 }
 
+// Asks the bulk copy engine to bring `bytes` (a multiple of 16; the address
+// 16-byte aligned) from global memory into L2, with no registers, no
+// completion and no effect on correctness: a hint, before sm_90 none.
+__device__ __forceinline__ void prefetch_to_l2(const void* src, unsigned bytes) {
+#if STREAMSCAN_BULK_COPY
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src), "r"(bytes) : "memory");
+#endif
+}
+
 }  // namespace streamscan::cuda::detail
