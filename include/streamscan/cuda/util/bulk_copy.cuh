@@ -4,6 +4,7 @@
 // wrappers. sm_90 and later; callers check `bulk_copy_available`.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace streamscan::cuda::detail {
@@ -106,6 +107,14 @@ __device__ __forceinline__ void prefetch_to_l2(const void* src, unsigned bytes) 
 #if STREAMSCAN_BULK_COPY
   asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src), "r"(bytes) : "memory");
 #endif
+}
+
+// The whole 16-byte units inside [p, p + bytes) into L2 (prefetch_to_l2),
+// for ranges of any alignment: rounded inwards, so nothing outside is asked.
+__device__ __forceinline__ void prefetch_range_to_l2(const void* p, std::size_t bytes) {
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t lo = (a + 15) & ~std::uintptr_t{15}, hi = (a + bytes) & ~std::uintptr_t{15};
+  if (hi > lo) prefetch_to_l2(reinterpret_cast<const void*>(lo), static_cast<unsigned>(hi - lo));
 }
 
 }  // namespace streamscan::cuda::detail
