@@ -30,17 +30,13 @@ void check(cudaError_t e, const char* what) {
   }
 }
 
-// Prefetch: tuning::onesweep_prefetch flags (v: the values once the tile id is
-// known; o: the own block index's tile before it).
-template <int Threads, int Items, int MinBlocks, int Prefetch = 0>
+// o: the block asks for its own index's tile in L2 before its tile id (the
+// library's default); without it the tile is loaded only once the id is known.
+template <int Threads, int Items, int MinBlocks, bool Prefetch = true>
 struct shape {
   static constexpr streamscan::tuning::onesweep_shape sort{Threads, Items, 8, MinBlocks, Prefetch};
   static constexpr streamscan::tuning::radix_histogram_shape histogram = streamscan::tuning::radix_histogram_shape_for(4);
-  static void name(char* out) {
-    std::sprintf(out, "%dx%d/%d%s%s", Threads, Items, MinBlocks,
-                 Prefetch & streamscan::tuning::prefetch_values ? "v" : "",
-                 Prefetch & streamscan::tuning::prefetch_own_tile ? "o" : "");
-  }
+  static void name(char* out) { std::sprintf(out, "%dx%d/%d%s", Threads, Items, MinBlocks, Prefetch ? "o" : ""); }
 };
 
 template <class F>
@@ -196,23 +192,23 @@ int main(int argc, char** argv) {
   const std::string only_row = argc > 3 ? argv[3] : "";
   auto want = [&](const char* r) { return only_row.empty() || only_row == r; };
   using none = sd::no_values;
-  constexpr int v = streamscan::tuning::prefetch_values, o = streamscan::tuning::prefetch_own_tile;
   for (int log_n : {20, 24, 28}) {
     if (only_n != 0 && log_n != only_n) continue;
     if (want("uint32"))
-      row<std::uint32_t, none, shape<512, 20, 2>, shape<512, 20, 2, o>, shape<384, 20, 3>>("uint32", log_n, 1, repeat);
+      row<std::uint32_t, none, shape<512, 20, 2, false>, shape<512, 20, 2>, shape<384, 20, 3>>("uint32", log_n, 1,
+                                                                                              repeat);
     if (want("pairs"))
-      row<std::uint32_t, std::uint32_t, shape<512, 16, 2>, shape<512, 16, 2, v>, shape<512, 16, 2, o>,
-          shape<512, 16, 2, v | o>, shape<512, 20, 2, v>, shape<384, 20, 2, v>>("uint32+uint32", log_n, 1, repeat);
+      row<std::uint32_t, std::uint32_t, shape<512, 16, 2, false>, shape<512, 16, 2>, shape<512, 20, 2>,
+          shape<384, 20, 2>>("uint32+uint32", log_n, 1, repeat);
     if (want("pairs_and3"))
-      row<std::uint32_t, std::uint32_t, shape<512, 16, 2>, shape<512, 16, 2, v>, shape<512, 16, 2, v | o>>(
-          "uint32+uint32/and3", log_n, 3, repeat);
+      row<std::uint32_t, std::uint32_t, shape<512, 16, 2, false>, shape<512, 16, 2>>("uint32+uint32/and3", log_n, 3,
+                                                                                     repeat);
     if (want("uint64"))
-      row<std::uint64_t, none, shape<384, 20, 2>, shape<384, 20, 2, o>>("uint64", log_n, 1, repeat);
+      row<std::uint64_t, none, shape<384, 20, 2, false>, shape<384, 20, 2>>("uint64", log_n, 1, repeat);
   }
   if (want("and3") && (only_n == 0 || only_n == 28))
-    row<std::uint32_t, none, shape<512, 20, 2>, shape<512, 20, 2, o>>("uint32/and3", 28, 3, repeat);
+    row<std::uint32_t, none, shape<512, 20, 2, false>, shape<512, 20, 2>>("uint32/and3", 28, 3, repeat);
   if (want("sorted") && (only_n == 0 || only_n == 28))
-    row<std::uint32_t, none, shape<512, 20, 2>, shape<512, 20, 2, o>>("uint32/sorted", 28, 0, repeat);
+    row<std::uint32_t, none, shape<512, 20, 2, false>, shape<512, 20, 2>>("uint32/sorted", 28, 0, repeat);
   return 0;
 }

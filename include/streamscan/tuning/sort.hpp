@@ -8,18 +8,15 @@
 
 namespace streamscan::tuning {
 
-// What a onesweep tile asks for in L2 ahead of its loads (a hint, no
-// registers or shared memory): its values, once it knows its tile id (they
-// are loaded last); the keys and values of its own block index's tile, before
-// it takes the id (ids follow the order blocks start in, about their index).
-enum onesweep_prefetch : int { prefetch_values = 1, prefetch_own_tile = 2 };
-
 struct onesweep_shape {
   int threads;     // per block; at least 2^radix_bits (a thread owns a digit)
   int items;       // keys per thread
   int radix_bits;  // digit width of a pass
   int min_blocks;  // blocks per SM the registers must allow (occupancy)
-  int prefetch = 0;  // onesweep_prefetch flags: what a tile asks for in L2 ahead of its loads
+  // Whether a block first asks for the keys (and values) of its own index's
+  // tile in L2, before it takes its tile id: ids follow the order blocks
+  // start in, about their index, so the tile is on its way while the id is.
+  bool prefetch_own_tile = true;
   constexpr int tile_items() const { return threads * items; }
 };
 

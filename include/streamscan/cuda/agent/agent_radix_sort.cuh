@@ -25,7 +25,6 @@
 
 #include "../../operators.hpp"
 #include "../../sort.hpp"
-#include "../../tuning/sort.hpp"
 #include "../block/block_radix_rank.cuh"
 #include "../util/bulk_copy.cuh"
 #include "tile_id.cuh"
@@ -178,7 +177,7 @@ struct agent_radix_histogram {
 //      step 5, as CUB's onesweep does: no value is held in registers
 //      through the ranking and the tile's shared memory holds one array.
 // The whole tile lives in dynamic shared memory (storage_bytes).
-template <class K, class V, bool PAIRS, int THREADS, int ITEMS, int RADIX_BITS, int PREFETCH = 0>
+template <class K, class V, bool PAIRS, int THREADS, int ITEMS, int RADIX_BITS, bool PREFETCH = false>
 class agent_onesweep {
  public:
   using U = typename radix_key_traits<K>::bits_type;
@@ -219,10 +218,8 @@ class agent_onesweep {
   };
 
   __device__ static void run(temp_storage& s, const params& p) {
-    if constexpr ((PREFETCH & ::streamscan::tuning::prefetch_own_tile) != 0)
-      prefetch_tile(p, tile_at<tile_items>(blockIdx.x, p.n), true);
+    if constexpr (PREFETCH) prefetch_tile(p, tile_at<tile_items>(blockIdx.x, p.n));
     const tile_slot t = next_tile<tile_items>(p.tile_counter, p.n, s.tile);
-    if constexpr (PAIRS && (PREFETCH & ::streamscan::tuning::prefetch_values) != 0) prefetch_tile(p, t, false);
     if (t.valid == tile_items)
       run_tile<true>(s, p, t);
     else
@@ -291,13 +288,13 @@ class agent_onesweep {
     if constexpr (PAIRS) scatter_values<FULL>(s, p, t, first, slots, digits);
   }
 
-  // A hint: each warp's slice of the tile's values (and keys) into L2.
-  __device__ static void prefetch_tile(const params& p, const tile_slot& t, bool keys) {
+  // A hint: each warp's slice of the tile's keys (and values) into L2.
+  __device__ static void prefetch_tile(const params& p, const tile_slot& t) {
     if (threadIdx.x % 32 != 0 || t.base >= p.n) return;
     const std::int64_t first = t.base + std::int64_t{32 * ITEMS} * (threadIdx.x / 32);
     const std::int64_t count = std::min<std::int64_t>(32 * ITEMS, p.n - first);
     if (count <= 0) return;
-    if (keys) prefetch_range_to_l2(p.keys_in + first, static_cast<std::size_t>(count) * sizeof(K));
+    prefetch_range_to_l2(p.keys_in + first, static_cast<std::size_t>(count) * sizeof(K));
     if constexpr (PAIRS) prefetch_range_to_l2(p.values_in + first, static_cast<std::size_t>(count) * sizeof(V));
   }
 

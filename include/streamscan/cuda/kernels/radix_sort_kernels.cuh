@@ -44,7 +44,7 @@ __global__ void __launch_bounds__(1 << RADIX_BITS)
 }
 
 // One tile per block; agent::storage_bytes of dynamic shared memory.
-template <class K, class V, bool PAIRS, int THREADS, int ITEMS, int RADIX_BITS, int MIN_BLOCKS, int PREFETCH>
+template <class K, class V, bool PAIRS, int THREADS, int ITEMS, int RADIX_BITS, int MIN_BLOCKS, bool PREFETCH>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     onesweep_kernel(typename agent_onesweep<K, V, PAIRS, THREADS, ITEMS, RADIX_BITS, PREFETCH>::params params) {
   using agent = agent_onesweep<K, V, PAIRS, THREADS, ITEMS, RADIX_BITS, PREFETCH>;
