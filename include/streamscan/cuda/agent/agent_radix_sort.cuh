@@ -17,7 +17,6 @@
 
 #include <cuda/atomic>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -292,7 +291,7 @@ class agent_onesweep {
   __device__ static void prefetch_tile(const params& p, const tile_slot& t) {
     if (threadIdx.x % 32 != 0 || t.base >= p.n) return;
     const std::int64_t first = t.base + std::int64_t{32 * ITEMS} * (threadIdx.x / 32);
-    const std::int64_t count = std::min<std::int64_t>(32 * ITEMS, p.n - first);
+    const std::int64_t left = p.n - first, count = left < 32 * ITEMS ? left : 32 * ITEMS;
     if (count <= 0) return;
     prefetch_range_to_l2(p.keys_in + first, static_cast<std::size_t>(count) * sizeof(K));
     if constexpr (PAIRS) prefetch_range_to_l2(p.values_in + first, static_cast<std::size_t>(count) * sizeof(V));

@@ -44,17 +44,7 @@ class agent_single_pass_scan {
 
   __device__ agent_single_pass_scan(temp_storage& storage, const IO& io, Op& op) : s_(storage), io_(io), op_(op) {}
 
-  // Loads the tile at `base`, slots [0, valid), and scans each warp's slice in
-  // registers. Returns the tile total (every thread): for a partial tile, the
-  // total of its valid slots (the first tile of a backward scan is partial,
-  // and its successors read its total).
-  __device__ A scan_slices(std::int64_t base, int valid, A (&v)[vectors][width], meta_t (&meta)[vectors]) {
-    load_tile(base, valid, v, meta);
-    return scan_loaded(valid, v);
-  }
-
-  // The two halves of scan_slices: the loads of the tile at `base`, slots
-  // [0, valid), and the scan of what they loaded.
+  // Loads the tile at `base`, slots [0, valid).
   __device__ void load_tile(std::int64_t base, int valid, A (&v)[vectors][width], meta_t (&meta)[vectors]) const {
     load(base, valid, v, meta, static_cast<int>(threadIdx.x % 32), static_cast<int>(threadIdx.x / 32));
   }
@@ -62,6 +52,11 @@ class agent_single_pass_scan {
   __device__ void prefetch_tile(std::int64_t base) const {
     if (threadIdx.x % 32 == 0) io_.prefetch(base, static_cast<int>(threadIdx.x / 32) * warp_items, warp_items);
   }
+
+  // Scans each warp's slice of the loaded tile in registers. Returns the tile
+  // total (every thread): for a partial tile, the total of its valid slots
+  // (the first tile of a backward scan is partial, and its successors read
+  // its total).
   __device__ A scan_loaded(int valid, A (&v)[vectors][width]) {
     const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
     const A slice_total = warp_scan_slice(v, op_, lane);

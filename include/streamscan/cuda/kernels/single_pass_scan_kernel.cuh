@@ -101,8 +101,6 @@ __global__ void __launch_bounds__(Policy::threads, policy_min_blocks<Policy>)
   __shared__ typename agent_t::temp_storage storage;
   __shared__ std::int64_t shared_tile;
   __shared__ typename prefix_op_t::temp_storage prefix_storage;
-  // Launched overlapped after the kernel that zeroes the tile counter and
-  // status words (launch_vector_scan): nothing of them is read before here.
   agent_t agent(storage, io, op);
   A values[agent_t::vectors][agent_t::width];
   typename IO::vector_meta meta[agent_t::vectors];
@@ -114,6 +112,8 @@ __global__ void __launch_bounds__(Policy::threads, policy_min_blocks<Policy>)
     const tile_slot guess = tile_at<agent_t::tile_items>(blockIdx.x, n, lead);
     if (guess.lo == 0 && guess.valid == agent_t::tile_items) agent.prefetch_tile(guess.base);
   }
+  // Launched overlapped after the kernel that zeroes the tile counter and
+  // status words (launch_vector_scan): nothing of them is read before here.
   grid_dependency_wait();
   const tile_slot t = without_lead(policy_tiles_by_block_index<Policy>
                                        ? tile_at<agent_t::tile_items>(blockIdx.x, n, lead)
