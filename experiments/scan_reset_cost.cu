@@ -29,43 +29,28 @@
 #include <streamscan/tuning/choose.hpp>
 
 #include "../tools/cuda_timing.cuh"
+#include "scan_experiment.cuh"
 
 namespace {
 
 namespace sd = streamscan::cuda::detail;
 namespace st = streamscan::tuning;
 const auto check = streamscan_tool::cuda_check;
-
-__global__ void fill(int* p, std::int64_t n, unsigned salt) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x)
-    p[i] = static_cast<int>((static_cast<unsigned>(i) * 2654435761u ^ salt) % 201) - 100;
-}
+using scan_experiment::ok;
 
 // The zeroing a CUB-style init kernel does: one block, 16-byte stores.
 __global__ void zero_words(uint4* p, std::int64_t words) {
   for (std::int64_t i = threadIdx.x; i < words; i += blockDim.x) p[i] = uint4{0, 0, 0, 0};
 }
 
-void ok(const streamscan::status& s) {
-  if (!s) {
-    std::fprintf(stderr, "%s\n", s.message().c_str());
-    std::exit(1);
-  }
-}
-
 void run_size(int log_n) {
   const std::int64_t n = std::int64_t{1} << log_n;
-  const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(int);
-  const int sets = static_cast<int>(std::max<std::size_t>(1, (std::size_t{256} << 20) / (2 * bytes)));
-  std::vector<int*> in(sets), out(sets);
-  for (int s = 0; s < sets; ++s) {
-    check(cudaMalloc(&in[s], bytes), "cudaMalloc");
-    check(cudaMalloc(&out[s], bytes), "cudaMalloc");
-    fill<<<264, 256>>>(in[s], n, 17u * s + 1);
-  }
-  int* expect = nullptr;
-  check(cudaMalloc(&expect, bytes), "cudaMalloc");
+  scan_experiment::rotating_buffers<int> buffers(n, 256, 1);
+  const std::size_t bytes = buffers.bytes;
+  const int sets = buffers.sets;
+  const std::vector<int*>& in = buffers.in;
+  const std::vector<int*>& out = buffers.out;
+  int* expect = buffers.expect;
 
   std::size_t cub_bytes = 0, our_bytes = 0;
   check(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in[0], out[0], n), "cub sizing");
@@ -124,15 +109,9 @@ void run_size(int log_n) {
 
   constexpr int repeats = 50;
   using streamscan_tool::median_ms;
-  const double t_copy = median_ms(repeats, [&](int r) {
-    check(cudaMemcpyAsync(out[r % sets], in[r % sets], bytes, cudaMemcpyDeviceToDevice), "memcpy");
-  }).median_ms;
-  const double t_cub = median_ms(repeats, [&](int r) {
-    check(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in[r % sets], out[r % sets], n), "cub");
-  }).median_ms;
-  const double t_scan = median_ms(repeats, [&](int r) {
-    ok(streamscan::cuda::inclusive_scan(temp, our_bytes, in[r % sets], out[r % sets], n, streamscan::plus{}));
-  }).median_ms;
+  const double t_copy = buffers.memcpy_ms(repeats);
+  const double t_cub = buffers.cub_ms(repeats, cub_temp, cub_bytes);
+  const double t_scan = buffers.library_ms(repeats, temp, our_bytes);
   const double t_kernel = median_ms(repeats, kernel_only, nullptr, reset).median_ms;
   const double t_reset = median_ms(repeats, reset).median_ms;
   const double t_old = median_ms(repeats, [&](int r) {
@@ -159,11 +138,6 @@ void run_size(int log_n) {
               1e3 * t_cub, t_cub / t_copy, 1e3 * t_scan, t_scan / t_copy, 1e3 * t_kernel, t_kernel / t_copy,
               1e3 * t_reset, 1e3 * t_old, t_old / t_copy, 1e3 * t_one, 1e3 * t_two, 1e3 * t_init, t_init / t_copy);
 
-  for (int s = 0; s < sets; ++s) {
-    cudaFree(in[s]);
-    cudaFree(out[s]);
-  }
-  cudaFree(expect);
   cudaFree(cub_temp);
   cudaFree(temp);
 }

@@ -29,19 +29,15 @@
 #include <streamscan/cuda/device/device_scan.cuh>
 
 #include "../tools/cuda_timing.cuh"
+#include "scan_experiment.cuh"
 
 namespace {
 
 namespace sd = streamscan::cuda::detail;
 namespace st = streamscan::tuning;
 const auto check = streamscan_tool::cuda_check;
-
-void ok(const streamscan::status& s) {
-  if (!s) {
-    std::fprintf(stderr, "%s\n", s.message().c_str());
-    std::exit(1);
-  }
-}
+using scan_experiment::fill;
+using scan_experiment::ok;
 
 template <class T, int Threads, int Vectors, int MinBlocks = 1, unsigned SleepNs = st::look_back_tuning::look_back_sleep_ns,
           int Windows = 1, bool Trees = false, bool ByIndex = false, bool Prefetch = false>
@@ -68,13 +64,6 @@ struct policy : st::look_back_tuning {
   }
 };
 
-template <class T>
-__global__ void fill(T* p, std::int64_t n, unsigned salt) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x)
-    p[i] = static_cast<T>(static_cast<int>((static_cast<unsigned>(i) * 2654435761u ^ salt) % 201) - 100);
-}
-
 // What launch_vector_scan does, at policy P.
 template <class P, class T>
 void scan_at(unsigned char* temp, const T* in, T* out, std::int64_t n, const sd::device_facts& facts) {
@@ -93,16 +82,12 @@ void scan_at(unsigned char* temp, const T* in, T* out, std::int64_t n, const sd:
 template <class T, class... P>
 void run_size(const char* type, int log_n, int rounds) {
   const std::int64_t n = std::int64_t{1} << log_n;
-  const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
-  const int sets = static_cast<int>(std::max<std::size_t>(2, (std::size_t{512} << 20) / (2 * bytes)));
-  std::vector<T*> in(sets), out(sets);
-  for (int s = 0; s < sets; ++s) {
-    check(cudaMalloc(&in[s], bytes), "cudaMalloc");
-    check(cudaMalloc(&out[s], bytes), "cudaMalloc");
-    fill<<<264, 256>>>(in[s], n, 17u * s + 1);
-  }
-  T* expect = nullptr;
-  check(cudaMalloc(&expect, bytes), "cudaMalloc");
+  scan_experiment::rotating_buffers<T> buffers(n, 512, 2);
+  const std::size_t bytes = buffers.bytes;
+  const int sets = buffers.sets;
+  const std::vector<T*>& in = buffers.in;
+  const std::vector<T*>& out = buffers.out;
+  T* expect = buffers.expect;
   sd::device_facts facts;
   ok(sd::current_device_facts("scan_shapes", facts));
 
@@ -143,15 +128,9 @@ void run_size(const char* type, int log_n, int rounds) {
   constexpr int repeats = 100;
   using streamscan_tool::median_ms;
   for (int round = 0; round < rounds; ++round) {
-    const double t_copy = median_ms(repeats, [&](int r) {
-      check(cudaMemcpyAsync(out[r % sets], in[r % sets], bytes, cudaMemcpyDeviceToDevice), "memcpy");
-    }).median_ms;
-    const double t_cub = median_ms(repeats, [&](int r) {
-      check(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in[r % sets], out[r % sets], n), "cub");
-    }).median_ms;
-    const double t_lib = median_ms(repeats, [&](int r) {
-      ok(streamscan::cuda::inclusive_scan(temp, our_bytes, in[r % sets], out[r % sets], n, streamscan::plus{}));
-    }).median_ms;
+    const double t_copy = buffers.memcpy_ms(repeats);
+    const double t_cub = buffers.cub_ms(repeats, cub_temp, cub_bytes);
+    const double t_lib = buffers.library_ms(repeats, temp, our_bytes);
     std::printf("%-6s 2^%-2d round %d | memcpy %6.2f us | cub %6.2f | library %6.2f (%.3fx)", type, log_n, round,
                 1e3 * t_copy, 1e3 * t_cub, 1e3 * t_lib, t_cub / t_lib);
     (
@@ -165,11 +144,6 @@ void run_size(const char* type, int log_n, int rounds) {
     std::printf("\n");
     std::fflush(stdout);
   }
-  for (int s = 0; s < sets; ++s) {
-    cudaFree(in[s]);
-    cudaFree(out[s]);
-  }
-  cudaFree(expect);
   cudaFree(cub_temp);
   cudaFree(temp);
 }

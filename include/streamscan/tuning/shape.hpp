@@ -128,6 +128,18 @@ struct look_back_tuning {
   static constexpr unsigned look_back_sleep_ns = 1024;
   static constexpr int look_back_warps = 2;
   static constexpr int look_back_windows = 4;
+  // The vectorised one-tile kernel (single_pass_vector_scan_kernel), which
+  // vector_scan_policy_for (scan.hpp) sets per shape: windows its look-back
+  // reads a round trip; whether a block first asks for its own index's tile
+  // in L2; blocks a multiprocessor must hold. Experiments only
+  // (experiments/scan_shapes): the tree walk (exactly associative operators),
+  // and tile ids by block index instead of the counter (which assumes blocks
+  // start in index order: no forward-progress guarantee).
+  static constexpr int one_tile_windows = 1;
+  static constexpr bool prefetch_own_tile = false;
+  static constexpr int min_blocks = 1;
+  static constexpr bool one_tile_trees = false;
+  static constexpr bool tiles_by_block_index = false;
 };
 
 }  // namespace streamscan::tuning

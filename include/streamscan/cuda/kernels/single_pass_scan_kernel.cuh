@@ -18,7 +18,6 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "../../operators.hpp"
 #include "../agent/agent_scan.cuh"
@@ -51,60 +50,25 @@ __global__ void __launch_bounds__(Policy::threads)
   agent.finish_tile(out + t.base, t.valid, items, row_excl, prefix, mode);
 }
 
-// Blocks a multiprocessor must hold (__launch_bounds__' second argument):
-// Policy::min_blocks where the policy names it, else 1.
-template <class Policy, class = void>
-inline constexpr int policy_min_blocks = 1;
-template <class Policy>
-inline constexpr int policy_min_blocks<Policy, std::void_t<decltype(Policy::min_blocks)>> = Policy::min_blocks;
-// Windows of 32 predecessors the one-tile look-back reads a round trip:
-// Policy::one_tile_windows where the policy names it (the scans' shapes do,
-// tuning/scan.hpp), else 1; and whether it walks trees (exactly associative
-// operators only; experiments): Policy::one_tile_trees, else not.
-template <class Policy, class = void>
-inline constexpr int policy_one_tile_windows = 1;
-template <class Policy>
-inline constexpr int policy_one_tile_windows<Policy, std::void_t<decltype(Policy::one_tile_windows)>> =
-    Policy::one_tile_windows;
-template <class Policy, class = void>
-inline constexpr bool policy_one_tile_trees = false;
-template <class Policy>
-inline constexpr bool policy_one_tile_trees<Policy, std::void_t<decltype(Policy::one_tile_trees)>> =
-    Policy::one_tile_trees;
-// Experiments only (experiments/scan_shapes): tile = blockIdx.x instead of
-// the counter, which assumes blocks start in index order (no forward-progress
-// guarantee): Policy::tiles_by_block_index.
-template <class Policy, class = void>
-inline constexpr bool policy_tiles_by_block_index = false;
-template <class Policy>
-inline constexpr bool policy_tiles_by_block_index<Policy, std::void_t<decltype(Policy::tiles_by_block_index)>> =
-    Policy::tiles_by_block_index;
-
-// Whether a block asks for the tile of its own index in L2 before it takes
-// its tile id: Policy::prefetch_own_tile, else not.
-template <class Policy, class = void>
-inline constexpr bool policy_prefetch_own_tile = false;
-template <class Policy>
-inline constexpr bool policy_prefetch_own_tile<Policy, std::void_t<decltype(Policy::prefetch_own_tile)>> =
-    Policy::prefetch_own_tile;
-
 template <class Policy, look_back_kind LookBack, class IO, class Op>
-__global__ void __launch_bounds__(Policy::threads, policy_min_blocks<Policy>)
+__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     single_pass_vector_scan_kernel(IO io, std::int64_t n, std::int64_t lead,
                                    tile_status<typename IO::value_type> status,
                                    unsigned long long* tile_counter, maybe<typename IO::value_type> init,
                                    scan_mode mode, Op op) {
   using agent_t = agent_single_pass_scan<Policy, IO, Op>;
   using A = typename IO::value_type;
-  using prefix_op_t = tile_prefix_op<A, Op, LookBack, policy_one_tile_trees<Policy>, policy_one_tile_windows<Policy>,
-                                     Policy::look_back_sleep_ns>;  // the grouped walk by default
+  // The policy's one-tile settings: tuning::look_back_tuning. The grouped walk
+  // unless an experiment asks for trees.
+  using prefix_op_t = tile_prefix_op<A, Op, LookBack, Policy::one_tile_trees, Policy::one_tile_windows,
+                                     Policy::look_back_sleep_ns>;
   __shared__ typename agent_t::temp_storage storage;
   __shared__ std::int64_t shared_tile;
   __shared__ typename prefix_op_t::temp_storage prefix_storage;
   agent_t agent(storage, io, op);
   A values[agent_t::vectors][agent_t::width];
   typename IO::vector_meta meta[agent_t::vectors];
-  if constexpr (policy_prefetch_own_tile<Policy>) {
+  if constexpr (Policy::prefetch_own_tile) {
     // Blocks start about in index order and take ids in the order they start,
     // so a block's tile is its own index's or a neighbour's: the hint has the
     // tile on its way while the id is. The input is complete before the reset
@@ -115,7 +79,7 @@ __global__ void __launch_bounds__(Policy::threads, policy_min_blocks<Policy>)
   // Launched overlapped after the kernel that zeroes the tile counter and
   // status words (launch_vector_scan): nothing of them is read before here.
   grid_dependency_wait();
-  const tile_slot t = without_lead(policy_tiles_by_block_index<Policy>
+  const tile_slot t = without_lead(Policy::tiles_by_block_index
                                        ? tile_at<agent_t::tile_items>(blockIdx.x, n, lead)
                                        : next_tile<agent_t::tile_items>(tile_counter, n, shared_tile, lead));
   agent.load_tile(t.base, t.valid, values, meta);
