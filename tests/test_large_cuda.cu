@@ -105,15 +105,22 @@ TEST(large_cuda, raw_pointers_past_two_to_the_31_in_place) {
   // The reference: the matrix kernel reading the bytes through the iterator.
   const hashed_bytes h{salt, 0};
   ss::cuda::inclusive_scan(h, expect.get(), n, add_u32{});
-  // The default (automatic) and chained's default (StreamScan's 3D scan).
-  for (const auto strategy : {ss::scan_strategy::automatic, ss::scan_strategy::chained}) {
-    if (strategy != ss::scan_strategy::automatic) fill_hashed_u32<<<4096, 256>>>(data.get(), n, salt);
+  // The default (automatic: the pipelined kernel), the one-tile kernel (its
+  // L2 hint for the block's own tile, its tile ids past 2^31 / tile) and
+  // chained's default (StreamScan's 3D scan).
+  const ss::scan_options runs[] = {{ss::scan_strategy::automatic},
+                                   {ss::scan_strategy::decoupled_lookback, "t128x16"},
+                                   {ss::scan_strategy::chained}};
+  bool first = true;
+  for (const ss::scan_options& options : runs) {
+    if (!first) fill_hashed_u32<<<4096, 256>>>(data.get(), n, salt);
+    first = false;
     ss::cuda::scan_plan plan;
-    ASSERT_TRUE(ss::cuda::describe_scan<std::uint32_t>(n, {strategy}, plan).is_ok());
+    ASSERT_TRUE(ss::cuda::describe_scan<std::uint32_t>(n, options, plan).is_ok());
     SCOPED_TRACE("seed " + std::to_string(st::global_seed()) + " n=" + std::to_string(n) + " " +
                  ss::to_string(plan.strategy) + " policy " + plan.policy);
     ss::cuda::inclusive_scan(static_cast<const std::uint32_t*>(data.get()), data.get(), n, ss::plus{}, nullptr,
-                             {strategy});
+                             options);
     STREAMSCAN_TEST_CUDA(cudaMemset(differ.get(), 0, sizeof(unsigned long long)));
     count_differences<<<4096, 256>>>(data.get(), expect.get(), n, differ.get());
     STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
