@@ -12,6 +12,7 @@
 // segmented scans.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -69,12 +70,12 @@ struct vector_tile_io {
   __device__ void store_one(std::int64_t base, int s, const A& v, const vector_meta&, int) const {
     out[element(base + s)] = v;
   }
-  // Brings positions [base + s0, + count) (whole 16-byte loads) into L2 ahead
-  // of their loads, where the input is a raw pointer of A; else nothing.
+  // Asks for positions [base + s0, + count) in L2 ahead of their loads,
+  // where the input is a raw pointer of A; else nothing.
   __device__ void prefetch(std::int64_t base, int s0, int count) const {
     if constexpr (std::is_same_v<In, const A*>) {
       const A* lowest = in + (Backward ? n - (base + s0 + count) : base + s0);
-      prefetch_to_l2(lowest, static_cast<unsigned>(count * sizeof(A)));
+      prefetch_range_to_l2(lowest, static_cast<std::size_t>(count) * sizeof(A));
     }
   }
 };
