@@ -15,6 +15,7 @@
 // launch orders measured so far, and what they gave, are in docs/history.md.
 //   build/experiments/scan_shapes [rounds]   (default 2; 0: the host times only)
 #include <cub/device/device_scan.cuh>
+#include <cuda.h>
 
 #include <chrono>
 #include <cstdint>
@@ -237,6 +238,20 @@ void host_overhead() {
     cudaPointerAttributes a{};
     check(cudaPointerGetAttributes(&a, in), "attributes");
   });
+  // The driver's single-attribute query, reached without linking libcuda.
+  using pointer_attribute_fn = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
+  void* entry = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  check(cudaGetDriverEntryPointByVersion("cuPointerGetAttribute", &entry, 12000, cudaEnableDefault, &found),
+        "cuPointerGetAttribute entry point");
+  if (found == cudaDriverEntryPointSuccess) {
+    const auto attribute = reinterpret_cast<pointer_attribute_fn>(entry);
+    per_call_us("cuPointerGetAttribute(MEMORY_TYPE)", 1000, [&] {
+      unsigned type = 0;
+      if (attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(in)) != CUDA_SUCCESS)
+        std::exit(1);
+    });
+  }
   per_call_us("choose_policy", 1000, [&] {
     sd::chosen_policy c;
     ok(sd::choose_policy("x", "options.policy", st::algorithm::decoupled_lookback, sizeof(T), "plus", n, nullptr,

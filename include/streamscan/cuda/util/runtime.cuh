@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <type_traits>
 
@@ -63,18 +64,43 @@ struct device_facts {
   bool pageable_access = false;  // the GPU can dereference plain host memory (HMM/ATS)
 };
 
+// The facts of the current device. A device's attributes do not change while
+// the process runs, so each device is asked once (CUB caches them likewise):
+// a call then costs one cudaGetDevice instead of five runtime calls.
 inline status current_device_facts(const char* fn, device_facts& facts) {
-  cudaError_t e = cudaGetDevice(&facts.device);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&facts.sm_count, cudaDevAttrMultiProcessorCount, facts.device);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&facts.cc_major, cudaDevAttrComputeCapabilityMajor, facts.device);
+  int device = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  constexpr int cached_devices = 64;
+  struct entry {
+    std::atomic<bool> ready{false};
+    device_facts facts;
+  };
+  static entry cache[cached_devices];
+  const bool cacheable = e == cudaSuccess && device >= 0 && device < cached_devices;
+  if (cacheable && cache[device].ready.load(std::memory_order_acquire)) {
+    facts = cache[device].facts;
+    return status::ok();
+  }
+  facts.device = device;
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&facts.sm_count, cudaDevAttrMultiProcessorCount, device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&facts.cc_major, cudaDevAttrComputeCapabilityMajor, device);
   if (e == cudaSuccess)
-    e = cudaDeviceGetAttribute(&facts.max_shared_per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, facts.device);
+    e = cudaDeviceGetAttribute(&facts.max_shared_per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   int pageable = 0;
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, facts.device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device);
   facts.pageable_access = pageable != 0;
   if (e != cudaSuccess) {
     cudaGetLastError();  // not sticky; do not leave it for the caller's next check
     return cuda_status(fn, "querying the current device", e);
+  }
+  if (cacheable) {
+    // One writer, and only before `ready`: readers never see a torn entry.
+    static std::mutex fill;
+    const std::lock_guard<std::mutex> lock(fill);
+    if (!cache[device].ready.load(std::memory_order_relaxed)) {
+      cache[device].facts = facts;
+      cache[device].ready.store(true, std::memory_order_release);
+    }
   }
   return status::ok();
 }
