@@ -32,17 +32,12 @@ void check(cudaError_t e, const char* what) {
 
 // o: the block asks for its own index's tile in L2 before its tile id (the
 // library's default); without it the tile is loaded only once the id is known.
-// i: pairs stage their values in order (onesweep_shape::values_in_order).
-template <int Threads, int Items, int MinBlocks, bool Prefetch = true, bool InOrder = false>
+template <int Threads, int Items, int MinBlocks, bool Prefetch = true>
 struct shape {
-  static constexpr streamscan::tuning::onesweep_shape sort{Threads, Items, 8, MinBlocks, Prefetch, InOrder};
+  static constexpr streamscan::tuning::onesweep_shape sort{Threads, Items, 8, MinBlocks, Prefetch};
   static constexpr streamscan::tuning::radix_histogram_shape histogram = streamscan::tuning::radix_histogram_shape_for(4);
-  static void name(char* out) {
-    std::sprintf(out, "%dx%d/%d%s%s", Threads, Items, MinBlocks, Prefetch ? "o" : "", InOrder ? "i" : "");
-  }
+  static void name(char* out) { std::sprintf(out, "%dx%d/%d%s", Threads, Items, MinBlocks, Prefetch ? "o" : ""); }
 };
-template <int Threads, int Items>
-using in_order = shape<Threads, Items, 2, true, true>;
 
 template <class F>
 double median_ms(F&& call, int repeat) {
@@ -203,11 +198,11 @@ int main(int argc, char** argv) {
       row<std::uint32_t, none, shape<512, 20, 2, false>, shape<512, 20, 2>, shape<384, 20, 3>>("uint32", log_n, 1,
                                                                                               repeat);
     if (want("pairs"))
-      row<std::uint32_t, std::uint32_t, shape<512, 16, 2>, in_order<512, 16>, in_order<512, 18>, in_order<512, 20>,
-          in_order<384, 24>>("uint32+uint32", log_n, 1, repeat);
+      row<std::uint32_t, std::uint32_t, shape<512, 16, 2, false>, shape<512, 16, 2>, shape<512, 20, 2>,
+          shape<384, 20, 2>>("uint32+uint32", log_n, 1, repeat);
     if (want("pairs_and3"))
-      row<std::uint32_t, std::uint32_t, shape<512, 16, 2>, in_order<512, 16>, in_order<512, 20>>("uint32+uint32/and3",
-                                                                                                log_n, 3, repeat);
+      row<std::uint32_t, std::uint32_t, shape<512, 16, 2, false>, shape<512, 16, 2>>("uint32+uint32/and3", log_n, 3,
+                                                                                     repeat);
     if (want("uint64"))
       row<std::uint64_t, none, shape<384, 20, 2, false>, shape<384, 20, 2>>("uint64", log_n, 1, repeat);
   }

@@ -17,10 +17,6 @@ struct onesweep_shape {
   // tile in L2, before it takes its tile id: ids follow the order blocks
   // start in, about their index, so the tile is on its way while the id is.
   bool prefetch_own_tile = true;
-  // Pairs: whether the values are staged as they lie and gathered by each
-  // slot's source position (more shared memory, no slots or digits kept in
-  // registers), instead of staged at their keys' slots.
-  bool values_in_order = false;
   constexpr int tile_items() const { return threads * items; }
 };
 

@@ -25,7 +25,6 @@
 #include "../../operators.hpp"
 #include "../../sort.hpp"
 #include "../block/block_radix_rank.cuh"
-#include "../util/async_copy.cuh"
 #include "../util/bulk_copy.cuh"
 #include "tile_id.cuh"
 
@@ -172,20 +171,12 @@ struct agent_radix_histogram {
 //   4. look back for the tile's digit offsets (thread d, digit d);
 //   5. write the staged keys out: runs of one digit are contiguous in shared
 //      memory and in the output;
-//   6. (pairs) load the values only now, as CUB's onesweep does: no value is
-//      held in registers through the ranking. Two ways (IN_ORDER):
-//      - by slot: stage them in the keys' place by the slots kept from
-//        step 3 (in registers) and write them out by the digits kept from
-//        step 5; the tile's shared memory holds one array;
-//      - in order: step 3 also records which tile position each slot's key
-//        came from; the values are copied to shared memory as they lie
-//        (cp.async, while step 5 writes the keys), and slot i writes the
-//        value of its key's position. No slot or digit is kept in
-//        registers, so a pairs tile can be as large as a keys tile, at the
-//        price of more shared memory (keys, values and positions).
+//   6. (pairs) load the values only now, stage them in the keys' place by the
+//      slots kept from step 3 and write them out by the digits kept from
+//      step 5, as CUB's onesweep does: no value is held in registers
+//      through the ranking and the tile's shared memory holds one array.
 // The whole tile lives in dynamic shared memory (storage_bytes).
-template <class K, class V, bool PAIRS, int THREADS, int ITEMS, int RADIX_BITS, bool PREFETCH = false,
-          bool IN_ORDER = false>
+template <class K, class V, bool PAIRS, int THREADS, int ITEMS, int RADIX_BITS, bool PREFETCH = false>
 class agent_onesweep {
  public:
   using U = typename radix_key_traits<K>::bits_type;
@@ -195,12 +186,9 @@ class agent_onesweep {
   using rank_t = block_radix_rank<THREADS, RADIX_BITS>;
   using staged_value = std::conditional_t<PAIRS, V, char>;
 
-  static constexpr bool by_slot = PAIRS && !IN_ORDER;
-  static constexpr bool in_order = PAIRS && IN_ORDER;
-
-  struct slot_storage {
+  struct temp_storage {
     typename rank_t::temp_storage rank;
-    K* key_out[bins];  // where staged slot 0 would go, for digit d's run
+    K* key_out[bins];            // where staged slot 0 would go, for digit d's run
     staged_value* value_out[PAIRS ? bins : 1];
     std::int64_t tile;
     union {  // the keys, then (pairs) the values in the same slots
@@ -208,23 +196,11 @@ class agent_onesweep {
       staged_value values[PAIRS ? tile_items : 1];
     };
   };
-  struct in_order_storage {
-    K* key_out[bins];
-    staged_value* value_out[bins];
-    std::int64_t tile;
-    union {  // the ranking's counters, then the tile's values as they lie in memory
-      typename rank_t::temp_storage rank;
-      alignas(16) staged_value values[tile_items];
-    };
-    U keys[tile_items];
-    std::uint16_t source[tile_items];  // the tile position of the key staged in each slot
-  };
-  using temp_storage = std::conditional_t<in_order, in_order_storage, slot_storage>;
-  // Slots and positions take 16 bits; by slot, each item's slot and each
-  // staged key's digit (8 bits) are kept in registers, packed.
-  static_assert(!PAIRS || (tile_items <= 65536 && RADIX_BITS <= 8), "slots and digits pack into 16 and 8 bits");
-  static constexpr int slot_words = by_slot ? (ITEMS + 1) / 2 : 1;
-  static constexpr int digit_words = by_slot ? (ITEMS + 3) / 4 : 1;
+  // Pairs keep each item's slot (16 bits) and each staged key's digit (8
+  // bits) in registers, packed.
+  static_assert(!PAIRS || (tile_items <= 65536 && RADIX_BITS <= 8), "slots and digits pack into registers");
+  static constexpr int slot_words = PAIRS ? (ITEMS + 1) / 2 : 1;
+  static constexpr int digit_words = PAIRS ? (ITEMS + 3) / 4 : 1;
   static constexpr std::size_t storage_bytes = sizeof(temp_storage);
 
   struct params {
@@ -283,8 +259,7 @@ class agent_onesweep {
     for (int j = 0; j < ITEMS; ++j) {
       const unsigned slot = ranker.rank(digit.of(bits[j]));
       s.keys[slot] = bits[j];
-      if constexpr (by_slot) slots[j / 2] |= slot << (16 * (j % 2));
-      if constexpr (in_order) s.source[slot] = static_cast<std::uint16_t>(first + j * 32);
+      if constexpr (PAIRS) slots[j / 2] |= slot << (16 * (j % 2));
     }
     if (threadIdx.x < bins) {
       const unsigned before =
@@ -297,7 +272,6 @@ class agent_onesweep {
       if constexpr (PAIRS) s.value_out[threadIdx.x] = p.values_out + start;
     }
     __syncthreads();
-    if constexpr (in_order) copy_values_in_order<FULL>(s, p, t);  // the ranking's counters are free now
 
     unsigned digits[digit_words] = {};
 #pragma unroll
@@ -307,11 +281,10 @@ class agent_onesweep {
         const U b = s.keys[i];
         const unsigned d = digit.of(b);
         s.key_out[d][i] = radix_key_traits<K>::from_bits(static_cast<U>(b ^ digit.invert));
-        if constexpr (by_slot) digits[j / 4] |= d << (8 * (j % 4));
+        if constexpr (PAIRS) digits[j / 4] |= d << (8 * (j % 4));
       }
     }
-    if constexpr (by_slot) scatter_values<FULL>(s, p, t, first, slots, digits);
-    if constexpr (in_order) scatter_values_in_order<FULL>(s, p, t);
+    if constexpr (PAIRS) scatter_values<FULL>(s, p, t, first, slots, digits);
   }
 
   // A hint: each warp's slice of the tile's keys (and values) into L2.
@@ -339,41 +312,6 @@ class agent_onesweep {
     for (int j = 0; j < ITEMS; ++j) {
       const int i = static_cast<int>(threadIdx.x) + j * THREADS;
       if (FULL || i < t.valid) s.value_out[(digits[j / 4] >> (8 * (j % 4))) & 0xffu][i] = s.values[i];
-    }
-  }
-
-  // Step 6 in order: the tile's values into shared memory as they lie, by
-  // 16-byte asynchronous copies where the values' alignment allows (no
-  // registers; the copies overlap step 5), else one by one.
-  template <bool FULL>
-  __device__ static void copy_values_in_order(temp_storage& s, const params& p, const tile_slot& t) {
-    const V* values_in = p.values_in + t.base;
-    const int count = FULL ? tile_items : t.valid;
-    int copied = 0;
-    if constexpr (16 % sizeof(V) == 0) {
-      constexpr int per_copy = 16 / int(sizeof(V));
-      if (reinterpret_cast<std::uintptr_t>(values_in) % 16 == 0) {
-        const int copies = count / per_copy;
-        for (int c = static_cast<int>(threadIdx.x); c < copies; c += THREADS)
-          async_copy_16(s.values + c * per_copy, values_in + c * per_copy);
-        async_copy_commit();
-        copied = copies * per_copy;
-      }
-    }
-    for (int i = copied + static_cast<int>(threadIdx.x); i < count; i += THREADS) s.values[i] = values_in[i];
-  }
-
-  // Slot i's value is that of the position its key came from; its digit is
-  // its key's (still staged).
-  template <bool FULL>
-  __device__ static void scatter_values_in_order(temp_storage& s, const params& p, const tile_slot& t) {
-    async_copy_wait<0>();
-    __syncthreads();  // every thread's copies have landed
-    const radix_digit<U> digit = p.digit;
-#pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-      const int i = static_cast<int>(threadIdx.x) + j * THREADS;
-      if (FULL || i < t.valid) s.value_out[digit.of(s.keys[i])][i] = s.values[s.source[i]];
     }
   }
 };

@@ -162,10 +162,9 @@ status onesweep_sort(const char* fn, void* temp, std::size_t& temp_bytes, const 
       !s)
     return s;
 
-  using agent = agent_onesweep<K, V, pairs, shape.threads, shape.items, shape.radix_bits, shape.prefetch_own_tile,
-                               shape.values_in_order>;
+  using agent = agent_onesweep<K, V, pairs, shape.threads, shape.items, shape.radix_bits, shape.prefetch_own_tile>;
   auto* kernel = onesweep_kernel<K, V, pairs, shape.threads, shape.items, shape.radix_bits, shape.min_blocks,
-                                 shape.prefetch_own_tile, shape.values_in_order>;
+                                 shape.prefetch_own_tile>;
   if constexpr (agent::storage_bytes > 48 * 1024) {  // past the default limit: raise it (a host call per sort)
     if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                    static_cast<int>(agent::storage_bytes));

@@ -44,11 +44,10 @@ __global__ void __launch_bounds__(1 << RADIX_BITS)
 }
 
 // One tile per block; agent::storage_bytes of dynamic shared memory.
-template <class K, class V, bool PAIRS, int THREADS, int ITEMS, int RADIX_BITS, int MIN_BLOCKS, bool PREFETCH,
-          bool IN_ORDER>
+template <class K, class V, bool PAIRS, int THREADS, int ITEMS, int RADIX_BITS, int MIN_BLOCKS, bool PREFETCH>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
-    onesweep_kernel(typename agent_onesweep<K, V, PAIRS, THREADS, ITEMS, RADIX_BITS, PREFETCH, IN_ORDER>::params params) {
-  using agent = agent_onesweep<K, V, PAIRS, THREADS, ITEMS, RADIX_BITS, PREFETCH, IN_ORDER>;
+    onesweep_kernel(typename agent_onesweep<K, V, PAIRS, THREADS, ITEMS, RADIX_BITS, PREFETCH>::params params) {
+  using agent = agent_onesweep<K, V, PAIRS, THREADS, ITEMS, RADIX_BITS, PREFETCH>;
   extern __shared__ __align__(16) unsigned char onesweep_storage[];
   agent::run(*reinterpret_cast<typename agent::temp_storage*>(onesweep_storage), params);
 }
