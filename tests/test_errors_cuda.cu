@@ -152,6 +152,55 @@ TEST_F(errors_cuda, host_pointers_rejected) {
   expect_output_untouched();
 }
 
+// What the GPU can reach is accepted, whatever allocated it: pinned host
+// memory (mapped under unified addressing) and managed memory, as input,
+// output and temp storage, whole or from an offset. The pointer check
+// recognises device memory by a fast query and must fall back to the full
+// one for these.
+TEST_F(errors_cuda, pinned_and_managed_memory_accepted) {
+  const std::size_t bytes = query() + 256;
+  const auto free_host = [](void* p) { cudaFreeHost(p); };
+  const auto free_managed = [](void* p) { cudaFree(p); };
+  void *pinned = nullptr, *managed = nullptr;
+  STREAMSCAN_TEST_CUDA(cudaMallocHost(&pinned, 2 * n * sizeof(std::int32_t) + bytes));
+  std::unique_ptr<void, decltype(free_host)> own_pinned(pinned, free_host);
+  STREAMSCAN_TEST_CUDA(cudaMallocManaged(&managed, 2 * n * sizeof(std::int32_t) + bytes));
+  std::unique_ptr<void, decltype(free_managed)> own_managed(managed, free_managed);
+  auto* pinned_values = static_cast<std::int32_t*>(pinned);
+  auto* managed_values = static_cast<std::int32_t*>(managed);
+  unsigned char* pinned_temp = static_cast<unsigned char*>(pinned) + 2 * n * sizeof(std::int32_t);
+  unsigned char* managed_temp = static_cast<unsigned char*>(managed) + 2 * n * sizeof(std::int32_t);
+  std::vector<std::int32_t> want(n);
+  std::int32_t sum = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    pinned_values[i] = managed_values[i] = static_cast<std::int32_t>(i % 7) - 3;
+    want[i] = sum += pinned_values[i];
+  }
+  struct use {
+    const char* what;
+    const std::int32_t* in;
+    std::int32_t* out;
+    void* temp;
+  };
+  for (const use& u : {use{"pinned in, managed out, device temp", pinned_values, managed_values + n, nullptr},
+                       use{"managed in, pinned out, pinned temp", managed_values, pinned_values + n, pinned_temp},
+                       use{"offset pinned in, managed temp", pinned_values + 1, out(), managed_temp}}) {
+    st::device_buffer<unsigned char> device_temp(bytes);
+    std::size_t b = bytes;
+    const std::int64_t count = u.in == pinned_values + 1 ? n - 1 : n;
+    const ss::status s =
+        ss::cuda::inclusive_scan(u.temp != nullptr ? u.temp : device_temp.get(), b, u.in, u.out, count);
+    ASSERT_TRUE(s.is_ok()) << u.what << ": " << s.message();
+    STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
+    std::vector<std::int32_t> got(static_cast<std::size_t>(count));
+    STREAMSCAN_TEST_CUDA(cudaMemcpy(got.data(), u.out, count * sizeof(std::int32_t), cudaMemcpyDefault));
+    for (std::int64_t i = 0; i < count; ++i) {
+      const std::int32_t expect = u.in == pinned_values + 1 ? want[i + 1] - want[0] : want[i];
+      ASSERT_EQ(got[i], expect) << u.what << " at " << i;
+    }
+  }
+}
+
 // Every array argument beyond in/out is held to the same rule: flags, a
 // pair's values, split_and_segment's heads, coo_to_csr's triplets and outputs.
 TEST_F(errors_cuda, host_arrays_of_every_call_rejected) {
