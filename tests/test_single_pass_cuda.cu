@@ -432,8 +432,11 @@ void check_clustered_chain(Op op, const char* test) {
           d_in.upload(in);
           const auto r = run_poisoned<A>(n, [&](void* temp, std::size_t& bytes, A* out) {
             const A* src = in_place ? out : d_in.get();
+            // On the call's stream: a device-to-device cudaMemcpy does not wait
+            // for the copy, and the non-blocking stream would not wait for it.
             if (in_place && temp != nullptr)
-              STREAMSCAN_TEST_CUDA(cudaMemcpy(out, d_in.get(), n * sizeof(A), cudaMemcpyDeviceToDevice));
+              STREAMSCAN_TEST_CUDA(
+                  cudaMemcpyAsync(out, d_in.get(), n * sizeof(A), cudaMemcpyDeviceToDevice, st::test_stream()));
             const ss::scan_options opt{ss::scan_strategy::chained, name.c_str()};
             return kind == st::scan_kind::inclusive
                        ? ss::cuda::inclusive_scan(temp, bytes, src, out, n, op, st::test_stream(), opt)

@@ -258,10 +258,12 @@ TEST(spmv_cuda_prepared, a_stale_plan_stays_inside_the_arrays) {
                                                                values.get()};
     ss::spmv_options opt;
     opt.strategy = strategy;
+    // Temp storage that fits both calls: the planned matrix's empty runs can
+    // leave it fewer non-zeros, and so a smaller plan, than `a`.
     std::size_t bytes = 0, needed = 0;
     ASSERT_TRUE(ss::cuda::spmv_prepare(nullptr, bytes, pview, nullptr, opt).is_ok());
     ASSERT_TRUE(ss::cuda::spmv(nullptr, needed, view, d_x.get(), y.get(), 1.0f, 0.0f, nullptr, opt).is_ok());
-    ASSERT_GE(bytes, needed) << "the larger matrix's plan must be the larger temp storage";
+    bytes = std::max(bytes, needed);
     device_buffer<unsigned char> temp(bytes);
     for (const bool never_prepared : {false, true}) {
       if (never_prepared)
