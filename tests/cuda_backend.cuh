@@ -69,7 +69,7 @@ struct cuda_backend {
     d_wide.upload(wide);
     d_keep.upload(keep);
     d_out.upload(out);  // poisoned
-    STREAMSCAN_TEST_CUDA(cudaMemset(d_num.get(), 0xA7, sizeof(std::int64_t)));
+    d_num.upload({std::int64_t(0xA7A7A7A7A7A7A7A7ull)});  // poisoned; upload waits, the test stream would not
     if (req.in_place) {
       std::copy(wide.begin(), wide.end(), out.begin());
       d_out.upload(out);

@@ -80,6 +80,7 @@ void check_scan(group& g, const std::vector<std::int64_t>& sizes, Op op, scan_ki
     in.upload(shards[env.rank]);
     A* out = in_place ? reinterpret_cast<A*>(in.get()) : out_buffer.get();
     if (!in_place && n > 0) STREAMSCAN_TEST_CUDA(cudaMemset(out, 0xA5, static_cast<std::size_t>(n) * sizeof(A)));
+    STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());  // the rank's non-blocking stream would not wait for the fill
     if (kind == scan_kind::exclusive)
       ss::nccl::exclusive_scan(in.get(), out, n, init, op, comm, env.stream);
     else
@@ -270,6 +271,7 @@ struct compacted_on_rank {
   compacted_on_rank(std::int64_t n, const rank_env& env, Comm comm) : in(n), out(n), mine(n) {
     STREAMSCAN_TEST_CUDA(cudaMemset(in.get(), 0, n * sizeof(std::int32_t)));
     STREAMSCAN_TEST_CUDA(cudaMemset(mine.get(), 0x5A, n * sizeof(std::int32_t)));
+    STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());  // the rank's non-blocking stream would not wait for the fills
     p = ss::nccl::select_if(in.get(), out.get(), n, n, below{1}, comm, env.stream);
   }
   device_buffer<std::int32_t> in, out, mine;
@@ -358,6 +360,7 @@ TEST_F(nccl_test, ShortCapacityMakesAnIncompletePlacement) {
       const std::int64_t n = 1000;
       device_buffer<std::int32_t> in(n), out(n), mine(n);
       STREAMSCAN_TEST_CUDA(cudaMemset(in.get(), 0, n * sizeof(std::int32_t)));
+      STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());  // the rank's stream would not wait for the fill
       const std::int64_t capacity = env.rank == 0 ? 10 : n;
       const auto p = ss::nccl::select_if(in.get(), out.get(), n, capacity, below{1}, comm, env.stream);
       if (p.complete || p.count != n) throw std::runtime_error("placement should be incomplete");

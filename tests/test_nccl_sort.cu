@@ -125,6 +125,9 @@ void check_sort(group& g, const std::vector<std::vector<K>>& shards, ss::sort_op
       STREAMSCAN_TEST_CUDA(cudaMemcpy(keys.get(), shards[r].data(), n * sizeof(K), cudaMemcpyHostToDevice));
       STREAMSCAN_TEST_CUDA(cudaMemcpy(values.get(), index.data(), n * sizeof(std::int64_t), cudaMemcpyHostToDevice));
     }
+    // The fills and copies above may still be landing, and the rank's
+    // non-blocking stream would not wait for them.
+    STREAMSCAN_TEST_CUDA(cudaDeviceSynchronize());
     K* kout = in_place ? keys.get() : out.get();
     std::int64_t* vout = in_place ? values.get() : values_out.get();
     std::int64_t count = -1;
