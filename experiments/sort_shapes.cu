@@ -198,8 +198,8 @@ int main(int argc, char** argv) {
       row<std::uint32_t, none, shape<512, 20, 2, false>, shape<512, 20, 2>, shape<384, 20, 3>>("uint32", log_n, 1,
                                                                                               repeat);
     if (want("pairs"))
-      row<std::uint32_t, std::uint32_t, shape<512, 16, 2, false>, shape<512, 16, 2>, shape<512, 20, 2>,
-          shape<384, 20, 2>>("uint32+uint32", log_n, 1, repeat);
+      row<std::uint32_t, std::uint32_t, shape<512, 16, 2>, shape<384, 23, 1>, shape<384, 30, 1>, shape<512, 20, 1>,
+          shape<512, 24, 1>, shape<640, 20, 1>>("uint32+uint32", log_n, 1, repeat);
     if (want("pairs_and3"))
       row<std::uint32_t, std::uint32_t, shape<512, 16, 2, false>, shape<512, 16, 2>>("uint32+uint32/and3", log_n, 3,
                                                                                      repeat);
