@@ -65,19 +65,22 @@ struct device_facts {
   bool pageable_access = false;  // the GPU can dereference plain host memory (HMM/ATS)
 };
 
+// How many devices the per-device caches below hold; devices past it are
+// asked every time.
+inline constexpr int max_cached_devices = 64;
+
 // The facts of the current device. A device's attributes do not change while
 // the process runs, so each device is asked once (CUB caches them likewise):
 // a call then costs one cudaGetDevice instead of five runtime calls.
 inline status current_device_facts(const char* fn, device_facts& facts) {
   int device = 0;
   cudaError_t e = cudaGetDevice(&device);
-  constexpr int cached_devices = 64;
   struct entry {
     std::atomic<bool> ready{false};
     device_facts facts;
   };
-  static entry cache[cached_devices];
-  const bool cacheable = e == cudaSuccess && device >= 0 && device < cached_devices;
+  static entry cache[max_cached_devices];
+  const bool cacheable = e == cudaSuccess && device >= 0 && device < max_cached_devices;
   if (cacheable && cache[device].ready.load(std::memory_order_acquire)) {
     facts = cache[device].facts;
     return status::ok();
@@ -110,7 +113,7 @@ inline status current_device_facts(const char* fn, device_facts& facts) {
 // once through the runtime so that nothing links libcuda; null where the
 // runtime cannot find it. It answers in about half the time of
 // cudaPointerGetAttributes, which asks for every attribute.
-using pointer_attribute_query = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
+using pointer_attribute_query = decltype(&::cuPointerGetAttribute);  // its type only: nothing links it
 inline pointer_attribute_query driver_pointer_query() {
   static const pointer_attribute_query query = [] {
     void* entry = nullptr;
@@ -280,8 +283,6 @@ status compiled_for_sm90(const char* fn, void (*kernel)(Params...), bool& yes) {
   yes = attributes.ptxVersion >= 90;
   return status::ok();
 }
-
-inline constexpr int max_cached_devices = 64;
 
 // A per-device answer computed once (`prepare(runs)` on the current device)
 // and remembered in `cache` (0: not yet, 1: runs, 2: does not). Devices past
