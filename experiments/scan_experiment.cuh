@@ -2,7 +2,7 @@
 // exits, deterministic small-integer inputs, and input and output buffers
 // rotated over a footprint past L2, so that no call finds the last one's data
 // there, with a third buffer for the reference output; memcpy, CUB and the
-// library's call timed on them.
+// library's call timed on them; both libraries' temp storage.
 #pragma once
 
 #include <cub/device/device_scan.cuh>
@@ -94,6 +94,31 @@ struct rotating_buffers {
     });
   }
   rotating_buffers& operator=(const rotating_buffers&) = delete;
+};
+
+// CUB's and the library's temp storage for inclusive sums of n values (the
+// library's at least `at_least` bytes, and `slack` bytes past them), sized by
+// their size queries on (in, out) and freed with the object.
+template <class T>
+struct scan_temps {
+  void* cub = nullptr;
+  std::size_t cub_bytes = 0;
+  unsigned char* ours = nullptr;
+  std::size_t our_bytes = 0;
+
+  scan_temps(const T* in, T* out, std::int64_t n, std::size_t at_least = 0, std::size_t slack = 0) {
+    streamscan_tool::cuda_check(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in, out, n), "cub sizing");
+    ok(streamscan::cuda::inclusive_scan(nullptr, our_bytes, in, out, n, streamscan::plus{}));
+    our_bytes = std::max(our_bytes, at_least);
+    streamscan_tool::cuda_check(cudaMalloc(&cub, cub_bytes), "cudaMalloc");
+    streamscan_tool::cuda_check(cudaMalloc(&ours, our_bytes + slack), "cudaMalloc");
+  }
+  ~scan_temps() {
+    cudaFree(cub);
+    cudaFree(ours);
+  }
+  scan_temps(const scan_temps&) = delete;
+  scan_temps& operator=(const scan_temps&) = delete;
 };
 
 }  // namespace scan_experiment

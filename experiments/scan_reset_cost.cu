@@ -52,14 +52,8 @@ void run_size(int log_n) {
   const std::vector<int*>& out = buffers.out;
   int* expect = buffers.expect;
 
-  std::size_t cub_bytes = 0, our_bytes = 0;
-  check(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in[0], out[0], n), "cub sizing");
-  ok(streamscan::cuda::inclusive_scan(nullptr, our_bytes, in[0], out[0], n, streamscan::plus{}));
-  void* cub_temp = nullptr;
-  unsigned char* temp = nullptr;
-  check(cudaMalloc(&cub_temp, cub_bytes), "cudaMalloc");
-  check(cudaMalloc(&temp, our_bytes + 16), "cudaMalloc");  // 256-aligned by cudaMalloc
-  check(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in[0], expect, n), "cub");
+  scan_experiment::scan_temps<int> temps(in[0], out[0], n, 0, 16);  // 16: zero_words rounds up to 16 bytes
+  check(cub::DeviceScan::InclusiveSum(temps.cub, temps.cub_bytes, in[0], expect, n), "cub");
 
   using vector_policy = st::vector_scan_policy_for<int, st::default_vector_shape(sizeof(int))>;
   const std::int64_t tiles = (n + vector_policy::tile_items - 1) / vector_policy::tile_items;
@@ -74,15 +68,16 @@ void run_size(int log_n) {
     using io_t = sd::vector_tile_io<int, vector_policy::vector_width, false, std::decay_t<decltype(input)>>;
     sd::single_pass_vector_scan_kernel<vector_policy, sd::look_back_kind::decoupled, io_t, streamscan::plus>
         <<<static_cast<unsigned>(tiles), vector_policy::threads>>>(
-            io_t{input, out[s], n}, n, std::int64_t{0}, sd::tile_status<int>(temp + sd::tile_counter_bytes, tiles),
-            reinterpret_cast<unsigned long long*>(temp), sd::maybe<int>{0, false}, sd::scan_mode::inclusive,
+            io_t{input, out[s], n}, n, std::int64_t{0},
+            sd::tile_status<int>(temps.ours + sd::tile_counter_bytes, tiles),
+            reinterpret_cast<unsigned long long*>(temps.ours), sd::maybe<int>{0, false}, sd::scan_mode::inclusive,
             streamscan::plus{});
     check(cudaGetLastError(), "launching the scan kernel");
   };
-  const auto reset = [&](int) { check(cudaMemsetAsync(temp, 0, reset_bytes), "cudaMemsetAsync"); };
-  const auto old_reset = [&](int) { check(cudaMemsetAsync(temp, 0, our_bytes), "cudaMemsetAsync"); };
+  const auto reset = [&](int) { check(cudaMemsetAsync(temps.ours, 0, reset_bytes), "cudaMemsetAsync"); };
+  const auto old_reset = [&](int) { check(cudaMemsetAsync(temps.ours, 0, temps.our_bytes), "cudaMemsetAsync"); };
   const auto init_kernel = [&](int) {
-    zero_words<<<1, 256>>>(reinterpret_cast<uint4*>(temp), static_cast<std::int64_t>((reset_bytes + 15) / 16));
+    zero_words<<<1, 256>>>(reinterpret_cast<uint4*>(temps.ours), static_cast<std::int64_t>((reset_bytes + 15) / 16));
   };
 
   // Outputs first: each path against CUB's.
@@ -96,7 +91,7 @@ void run_size(int log_n) {
       std::exit(1);
     }
   };
-  ok(streamscan::cuda::inclusive_scan(temp, our_bytes, in[0], out[0], n, streamscan::plus{}));
+  ok(streamscan::cuda::inclusive_scan(temps.ours, temps.our_bytes, in[0], out[0], n, streamscan::plus{}));
   same("scan", 0);
   check(cudaMemset(out[0], 0xff, bytes), "poison");
   reset(0);
@@ -110,8 +105,8 @@ void run_size(int log_n) {
   constexpr int repeats = 50;
   using streamscan_tool::median_ms;
   const double t_copy = buffers.memcpy_ms(repeats);
-  const double t_cub = buffers.cub_ms(repeats, cub_temp, cub_bytes);
-  const double t_scan = buffers.library_ms(repeats, temp, our_bytes);
+  const double t_cub = buffers.cub_ms(repeats, temps.cub, temps.cub_bytes);
+  const double t_scan = buffers.library_ms(repeats, temps.ours, temps.our_bytes);
   const double t_kernel = median_ms(repeats, kernel_only, nullptr, reset).median_ms;
   const double t_reset = median_ms(repeats, reset).median_ms;
   const double t_old = median_ms(repeats, [&](int r) {
@@ -123,8 +118,9 @@ void run_size(int log_n) {
     kernel_only(r);
   }).median_ms;
   const double t_two = median_ms(repeats, [&](int r) {
-    check(cudaMemsetAsync(temp, 0, sizeof(unsigned long long)), "cudaMemsetAsync");
-    check(cudaMemsetAsync(temp + sd::tile_counter_bytes, 0, reset_bytes - sd::tile_counter_bytes), "cudaMemsetAsync");
+    check(cudaMemsetAsync(temps.ours, 0, sizeof(unsigned long long)), "cudaMemsetAsync");
+    check(cudaMemsetAsync(temps.ours + sd::tile_counter_bytes, 0, reset_bytes - sd::tile_counter_bytes),
+          "cudaMemsetAsync");
     kernel_only(r);
   }).median_ms;
   const double t_init = median_ms(repeats, [&](int r) {
@@ -138,8 +134,6 @@ void run_size(int log_n) {
               1e3 * t_cub, t_cub / t_copy, 1e3 * t_scan, t_scan / t_copy, 1e3 * t_kernel, t_kernel / t_copy,
               1e3 * t_reset, 1e3 * t_old, t_old / t_copy, 1e3 * t_one, 1e3 * t_two, 1e3 * t_init, t_init / t_copy);
 
-  cudaFree(cub_temp);
-  cudaFree(temp);
 }
 
 }  // namespace

@@ -92,16 +92,10 @@ void run_size(const char* type, int log_n, int rounds) {
   sd::device_facts facts;
   ok(sd::current_device_facts("scan_shapes", facts));
 
-  std::size_t cub_bytes = 0, our_bytes = 0;
-  check(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in[0], out[0], n), "cub sizing");
-  ok(streamscan::cuda::inclusive_scan(nullptr, our_bytes, in[0], out[0], n, streamscan::plus{}));
   // Room for the smallest tile here (1024 values) as well as the library's.
-  our_bytes = std::max(our_bytes, sd::tile_counter_bytes + sd::tile_status<T>::bytes(n / 1024 + 1));
-  void* cub_temp = nullptr;
-  unsigned char* temp = nullptr;
-  check(cudaMalloc(&cub_temp, cub_bytes), "cudaMalloc");
-  check(cudaMalloc(&temp, our_bytes), "cudaMalloc");
-  check(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in[0], expect, n), "cub");
+  scan_experiment::scan_temps<T> temps(in[0], out[0], n,
+                                       sd::tile_counter_bytes + sd::tile_status<T>::bytes(n / 1024 + 1));
+  check(cub::DeviceScan::InclusiveSum(temps.cub, temps.cub_bytes, in[0], expect, n), "cub");
 
   const auto same = [&](const std::string& what) {
     check(cudaDeviceSynchronize(), what.c_str());
@@ -115,13 +109,13 @@ void run_size(const char* type, int log_n, int rounds) {
     check(cudaMemset(out[0], 0xff, bytes), "poison");
   };
   // Garbage in the temp storage first: the reset must clear what the kernel reads.
-  check(cudaMemset(temp, 0xa5, our_bytes), "garbage");
-  ok(streamscan::cuda::inclusive_scan(temp, our_bytes, in[0], out[0], n, streamscan::plus{}));
+  check(cudaMemset(temps.ours, 0xa5, temps.our_bytes), "garbage");
+  ok(streamscan::cuda::inclusive_scan(temps.ours, temps.our_bytes, in[0], out[0], n, streamscan::plus{}));
   same("library");
   (
       [&] {
-        check(cudaMemset(temp, 0xa5, our_bytes), "garbage");
-        scan_at<P>(temp, in[0], out[0], n, facts);
+        check(cudaMemset(temps.ours, 0xa5, temps.our_bytes), "garbage");
+        scan_at<P>(temps.ours, in[0], out[0], n, facts);
         same(P::name());
       }(),
       ...);
@@ -130,14 +124,14 @@ void run_size(const char* type, int log_n, int rounds) {
   using streamscan_tool::median_ms;
   for (int round = 0; round < rounds; ++round) {
     const double t_copy = buffers.memcpy_ms(repeats);
-    const double t_cub = buffers.cub_ms(repeats, cub_temp, cub_bytes);
-    const double t_lib = buffers.library_ms(repeats, temp, our_bytes);
+    const double t_cub = buffers.cub_ms(repeats, temps.cub, temps.cub_bytes);
+    const double t_lib = buffers.library_ms(repeats, temps.ours, temps.our_bytes);
     std::printf("%-6s 2^%-2d round %d | memcpy %6.2f us | cub %6.2f | library %6.2f (%.3fx)", type, log_n, round,
                 1e3 * t_copy, 1e3 * t_cub, 1e3 * t_lib, t_cub / t_lib);
     (
         [&] {
           const double t = median_ms(repeats, [&](int r) {
-            scan_at<P>(temp, in[r % sets], out[r % sets], n, facts);
+            scan_at<P>(temps.ours, in[r % sets], out[r % sets], n, facts);
           }).median_ms;
           std::printf(" | %s %6.2f (%.3fx)", P::name().c_str(), 1e3 * t, t_cub / t);
         }(),
@@ -145,8 +139,6 @@ void run_size(const char* type, int log_n, int rounds) {
     std::printf("\n");
     std::fflush(stdout);
   }
-  cudaFree(cub_temp);
-  cudaFree(temp);
 }
 
 template <class T, class... P>
@@ -208,13 +200,7 @@ void host_overhead() {
   check(cudaMalloc(&in, n * sizeof(T)), "cudaMalloc");
   check(cudaMalloc(&out, n * sizeof(T)), "cudaMalloc");
   fill<<<264, 256>>>(in, n, 1u);
-  std::size_t cub_bytes = 0, our_bytes = 0;
-  check(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in, out, n), "cub sizing");
-  ok(streamscan::cuda::inclusive_scan(nullptr, our_bytes, in, out, n, streamscan::plus{}));
-  void* cub_temp = nullptr;
-  unsigned char* temp = nullptr;
-  check(cudaMalloc(&cub_temp, cub_bytes), "cudaMalloc");
-  check(cudaMalloc(&temp, our_bytes), "cudaMalloc");
+  scan_experiment::scan_temps<T> temps(in, out, n);
   sd::device_facts facts;
   ok(sd::current_device_facts("scan_shapes", facts));
   std::printf("host: pageable_access %d, sm_count %d\n", int(facts.pageable_access), facts.sm_count);
@@ -230,9 +216,11 @@ void host_overhead() {
     }
     std::printf("\n");
   };
-  per_call_us("library", 100, [&] { ok(streamscan::cuda::inclusive_scan(temp, our_bytes, in, out, n, streamscan::plus{})); });
-  per_call_us("launch path (reset, kernel)", 100, [&] { scan_at<policy<T, 256, 8>>(temp, in, out, n, facts); });
-  per_call_us("cub", 100, [&] { check(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in, out, n), "cub"); });
+  per_call_us("library", 100, [&] {
+    ok(streamscan::cuda::inclusive_scan(temps.ours, temps.our_bytes, in, out, n, streamscan::plus{}));
+  });
+  per_call_us("launch path (reset, kernel)", 100, [&] { scan_at<policy<T, 256, 8>>(temps.ours, in, out, n, facts); });
+  per_call_us("cub", 100, [&] { check(cub::DeviceScan::InclusiveSum(temps.cub, temps.cub_bytes, in, out, n), "cub"); });
   per_call_us("current_device_facts", 1000, [&] { ok(sd::current_device_facts("x", facts)); });
   per_call_us("cudaPointerGetAttributes", 1000, [&] {
     cudaPointerAttributes a{};
@@ -260,8 +248,6 @@ void host_overhead() {
   per_call_us("cudaGetLastError", 1000, [&] { (void)cudaGetLastError(); });
   cudaFree(in);
   cudaFree(out);
-  cudaFree(cub_temp);
-  cudaFree(temp);
 }
 
 }  // namespace

@@ -34,8 +34,8 @@ constexpr int default_vector_shape(std::size_t value_bytes) {
   return value_bytes == 8 ? 2 : value_bytes == 16 ? 4 : 0;
 }
 // The one-tile default at n values: t256x16 (tiles of 64 KB) in a middle
-// range of sizes, where it measured faster than the smaller tiles: half
-// their tiles, so half the status words to reset and to walk back over.
+// range of sizes: half the tiles of the smaller shapes, so half the status
+// words to reset and to walk back over.
 constexpr int default_vector_shape_for(std::size_t value_bytes, std::int64_t n) {
   constexpr int wide = 4;
   if (value_bytes == 4 && n >= (std::int64_t{1} << 22) && n < (std::int64_t{1} << 24)) return wide;
@@ -156,12 +156,12 @@ struct vector_scan_policy_for : look_back_tuning {
   static constexpr int scan_warps = threads / 32;
   static constexpr int rows = vectors;
   static constexpr int reduce_warps = decoupled_shapes[Shape].reduce_warps;
-  // The one-tile kernel, as measured fastest: its look-back reads two
-  // windows of 32 predecessors a round trip for values of up to 8 bytes
-  // (16-byte values would lose blocks a multiprocessor to the registers); on
-  // tiles of up to 32 KB each block first asks for the tile of its own index
-  // in L2, which its tile id is likely to name (the 64 KB tiles ran slower
-  // with it); and it holds the shape's blocks a multiprocessor.
+  // The one-tile kernel: its look-back reads two windows of 32 predecessors
+  // a round trip for values of up to 8 bytes (16-byte values would lose
+  // blocks a multiprocessor to the registers); on tiles of up to 32 KB each
+  // block first asks for the tile of its own index in L2, which its tile id
+  // is likely to name (a 64 KB tile's hint competes with its own loads); and
+  // it holds the shape's blocks a multiprocessor.
   static constexpr int one_tile_windows = sizeof(A) <= 8 ? 2 : 1;
   static constexpr bool prefetch_own_tile = std::int64_t{threads} * vectors * 16 <= 32 * 1024;
   static constexpr int min_blocks = tunable ? decoupled_shapes[Shape].min_blocks : 1;
